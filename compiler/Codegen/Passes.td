@@ -1,0 +1,37 @@
+//===- Passes.td - tract codegen passes ---------------------*- tablegen -*-===//
+#ifndef TRACT_CODEGEN_PASSES
+#define TRACT_CODEGEN_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def TractPlanMemoryPass : Pass<"tract-plan-memory", "func::FuncOp"> {
+  let summary = "assign every intermediate tensor an offset in one static arena";
+  let description = [{
+    Execution order is the order of the function body. Each op result that is
+    not a graph output gets a live interval [defining op, last user]; buffers
+    are placed largest first at the lowest 64-byte aligned offset that does not
+    overlap a placed buffer whose interval intersects (offline first fit).
+    Results are annotated, and the function gets the arena size:
+
+    Before:
+    ```mlir
+    %0 = tract.relu %arg0 : tensor<4xf32>
+    %1 = tract.neg %0 : tensor<4xf32>
+    return %1 : tensor<4xf32>
+    ```
+    After:
+    ```mlir
+    func.func @main(...) attributes {tract.arena_bytes = 64 : i64}
+    %0 = tract.relu %arg0 {tract.arena_offsets = array<i64: 0>} : tensor<4xf32>
+    %1 = tract.neg %0 {tract.arena_offsets = array<i64: -1>} : tensor<4xf32>
+    ```
+    Offset -1 marks a result that lives outside the arena (a graph output).
+  }];
+  let dependentDialects = ["::mlir::tract::TractDialect"];
+  let options = [
+    Option<"alignment", "alignment", "int64_t", /*default=*/"64",
+           "byte alignment of every arena buffer">,
+  ];
+}
+
+#endif // TRACT_CODEGEN_PASSES

@@ -1,0 +1,37 @@
+//===- CppEmitter.h - planned tract IR -> model.cpp + model.h ------*- C++ -*-===//
+#ifndef TRACT_EMIT_CPPEMITTER_H
+#define TRACT_EMIT_CPPEMITTER_H
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <string>
+
+namespace mlir::tract {
+
+struct EmitOptions {
+  std::string prefix;      // C identifier prefix of every exported symbol
+  std::string headerName;  // what model.cpp #includes
+  std::string commandLine; // recorded in the header comment
+  std::string modelName;   // the model file's name (no directories)
+  std::string target = "generic";
+  bool withMain = false;
+};
+
+struct EmittedCpp {
+  std::string source, header;
+};
+
+/// Prints a module that went through the codegen pipeline (arena offsets
+/// assigned). Fails, with a diagnostic on the op, for an op it cannot print.
+LogicalResult emitCpp(ModuleOp module, const EmitOptions &options, EmittedCpp &out);
+
+/// The --report JSON (DESIGN.md): kernels in execution order with shapes,
+/// bytes, arena offsets, flops and the ONNX nodes each came from.
+std::string emitReport(ModuleOp module, const EmitOptions &options);
+
+/// A C identifier made from `name` (invalid characters become '_').
+std::string cIdentifier(llvm::StringRef name);
+
+} // namespace mlir::tract
+
+#endif // TRACT_EMIT_CPPEMITTER_H

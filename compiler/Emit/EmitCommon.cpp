@@ -1,0 +1,174 @@
+//===- EmitCommon.cpp - what every backend needs to know of a planned model ---===//
+#include "compiler/Emit/EmitCommon.h"
+
+#include "compiler/Emit/CppEmitter.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+
+#include "compiler/Codegen/Passes.h"
+#include "compiler/Import/Importer.h"
+#include "compiler/Support/ElementsData.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+#include <fmt/format.h>
+#include <set>
+
+using namespace mlir;
+using namespace mlir::tract;
+
+Type mlir::tract::elementTypeOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getElementType();
+}
+
+std::string mlir::tract::cStringEscape(StringRef s) {
+  std::string out;
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\')
+      out += '\\', out += c;
+    else if (c < 0x20 || c >= 0x7f || c == '?')
+      out += fmt::format("\\{:03o}", c);
+    else
+      out += c;
+  }
+  return out;
+}
+
+const char *mlir::tract::dtypeName(Type t) {
+  if (t.isF32()) return "f32";
+  if (t.isF64()) return "f64";
+  if (t.isInteger(1)) return "bool";
+  if (auto i = dyn_cast<IntegerType>(t)) {
+    bool u = i.isUnsigned();
+    switch (i.getWidth()) {
+    case 8: return u ? "u8" : "i8";
+    case 16: return u ? "u16" : "i16";
+    case 32: return u ? "u32" : "i32";
+    case 64: return u ? "u64" : "i64";
+    default: break;
+    }
+  }
+  return "unknown";
+}
+
+std::string Kernel::onnxDescription() const {
+  if (nodes.empty())
+    return "(no ONNX node: compiler-generated)";
+  std::string s;
+  for (auto &[node, type] : nodes)
+    s += (s.empty() ? "" : ", ") + type + " '" + node + "'";
+  return s;
+}
+
+static TensorDesc describe(Value v, std::string name) {
+  auto t = cast<RankedTensorType>(v.getType());
+  TensorDesc d;
+  d.name = std::move(name);
+  d.shape.assign(t.getShape().begin(), t.getShape().end());
+  d.onnxType = onnxTypeFor(t.getElementType());
+  d.bytes = tensorBytes(t);
+  return d;
+}
+
+FailureOr<PlannedModel> PlannedModel::analyze(ModuleOp module) {
+  PlannedModel pm;
+  func::FuncOp func;
+  module.walk([&](func::FuncOp f) { func = f; });
+  if (!func || func.getBody().getBlocks().size() != 1)
+    return module.emitError("expected one func.func with one block");
+  auto arena = func->getAttrOfType<IntegerAttr>(kArenaBytesAttr);
+  if (!arena)
+    return func.emitError("expected a memory plan (run the codegen pipeline first)");
+  pm.arenaBytes = arena.getInt();
+  if (auto p = module->getAttrOfType<StringAttr>("tract.producer"))
+    pm.producer = p.str();
+  if (auto o = module->getAttrOfType<IntegerAttr>("tract.opset"))
+    pm.opset = o.getInt();
+
+  Block &block = func.getBody().front();
+  for (BlockArgument arg : block.getArguments()) {
+    auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "tract.name");
+    std::string n = name ? name.str() : fmt::format("input_{}", arg.getArgNumber());
+    pm.argIndex[arg] = arg.getArgNumber();
+    pm.names[arg] = n;
+    pm.inputs.push_back(describe(arg, n));
+  }
+  auto ret = cast<func::ReturnOp>(block.getTerminator());
+  for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
+    auto name = func.getResultAttrOfType<StringAttr>(i, "tract.name");
+    std::string n = name ? name.str() : fmt::format("output_{}", i);
+    pm.outputs.push_back(describe(v, n));
+    bool producedInPlace = v.getDefiningOp() && !isa<ConstOp>(v.getDefiningOp()) &&
+                           !pm.outputIndex.count(v);
+    if (producedInPlace) {
+      pm.outputIndex[v] = i;
+      pm.names[v] = n;
+    } else {
+      pm.outputCopies.push_back({(int)i, v, tensorBytes(v.getType())});
+    }
+  }
+
+  // Weights: each distinct constant once, 64-byte aligned.
+  llvm::DenseMap<Attribute, int64_t> byAttr;
+  std::set<std::string> kernelNames;
+  int index = 0;
+  for (Operation &op : block.without_terminator()) {
+    if (auto c = dyn_cast<ConstOp>(op)) {
+      if (c->use_empty())
+        continue;
+      auto it = byAttr.find(c.getValue());
+      if (it == byAttr.end()) {
+        pm.weights.resize((pm.weights.size() + 63) / 64 * 64, '\0');
+        it = byAttr.insert({c.getValue(), (int64_t)pm.weights.size()}).first;
+        pm.weights += elementsBytes(c.getValue());
+      }
+      pm.weightOffsets[c.getResult()] = it->second;
+      if (auto r = dyn_cast<DenseResourceElementsAttr>(c.getValue()))
+        pm.names[c.getResult()] = r.getRawHandle().getKey().str();
+      else
+        pm.names[c.getResult()] = fmt::format("const_{}", it->second);
+      continue;
+    }
+    Kernel k;
+    k.op = &op;
+    k.nodes = nodesOfLocation(op.getLoc());
+    std::string base = k.nodes.empty() ? op.getName().stripDialect().str() : k.nodes[0].first;
+    k.name = fmt::format("k{}_{}", index++, cIdentifier(base));
+    if (k.name.size() > 64)
+      k.name.resize(64);
+    if (failed(buildKernelCall(&op, k.call)))
+      return failure();
+    auto offsets = op.getAttrOfType<DenseI64ArrayAttr>(kArenaOffsetsAttr);
+    if (!offsets || offsets.size() != (int64_t)op.getNumResults())
+      return op.emitError("expected arena offsets on every kernel");
+    for (auto [r, off] : llvm::zip(op.getResults(), offsets.asArrayRef())) {
+      if (off >= 0)
+        pm.arenaOffsets[r] = off;
+      else if (!pm.outputIndex.count(r))
+        return op.emitError("expected a graph output for a result outside the arena");
+      if (!pm.names.count(r))
+        pm.names[r] = fmt::format("{}:{}", base, r.getResultNumber());
+    }
+    pm.kernels.push_back(std::move(k));
+  }
+  return pm;
+}
+
+std::string PlannedModel::pointer(Value v, bool &usesArena, bool &usesInputs) const {
+  std::string type = cppElementType(elementTypeOf(v));
+  if (auto it = argIndex.find(v); it != argIndex.end()) {
+    usesInputs = true;
+    return fmt::format("static_cast<const {} *>(inputs[{}])", type, it->second);
+  }
+  if (auto it = weightOffsets.find(v); it != weightOffsets.end())
+    return fmt::format("reinterpret_cast<const {} *>(kWeights + {})", type, it->second);
+  if (auto it = outputIndex.find(v); it != outputIndex.end())
+    return fmt::format("static_cast<{} *>(outputs[{}])", type, it->second);
+  auto it = arenaOffsets.find(v);
+  usesArena = true;
+  return fmt::format("reinterpret_cast<{} *>(a + {})", type, it == arenaOffsets.end() ? 0 : it->second);
+}
+
+std::string PlannedModel::tensorName(Value v) const {
+  auto it = names.find(v);
+  return it == names.end() ? std::string("?") : it->second;
+}

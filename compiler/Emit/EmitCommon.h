@@ -1,0 +1,74 @@
+//===- EmitCommon.h - what every backend needs to know of a planned model -*- C++ -*-===//
+//
+// PlannedModel reads a module after the codegen pipeline once: weights packed
+// into one blob, kernels in execution order with their runtime calls, where
+// each value lives (caller input, caller output, arena, weights). The C++
+// emitter and the report print from it, so they cannot disagree.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TRACT_EMIT_EMITCOMMON_H
+#define TRACT_EMIT_EMITCOMMON_H
+
+#include "compiler/Emit/KernelCalls.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/DenseMap.h"
+
+#include <string>
+#include <vector>
+
+namespace mlir::tract {
+
+inline constexpr int kRuntimeAbiVersion = 1;
+/// codegen_templates/cpp/*.in, embedded at build time.
+extern const char *const kHeaderTemplate;
+extern const char *const kMainTemplate;
+
+struct TensorDesc {
+  std::string name;
+  std::vector<int64_t> shape;
+  int32_t onnxType = 0;
+  int64_t bytes = 0;
+};
+
+struct Kernel {
+  Operation *op;
+  std::string name; // C identifier, unique
+  KernelCall call;
+  SmallVector<std::pair<std::string, std::string>> nodes; // (ONNX node, op type)
+  std::string onnxDescription() const;
+};
+
+struct OutputCopy {
+  int index;
+  Value source;
+  int64_t bytes;
+};
+
+struct PlannedModel {
+  static FailureOr<PlannedModel> analyze(ModuleOp module);
+
+  std::string producer;
+  int64_t opset = 0;
+  int64_t arenaBytes = 0;
+  std::string weights;
+  std::vector<Kernel> kernels;
+  std::vector<TensorDesc> inputs, outputs;
+  std::vector<OutputCopy> outputCopies;
+
+  llvm::DenseMap<Value, int64_t> weightOffsets, arenaOffsets;
+  llvm::DenseMap<Value, int> argIndex, outputIndex;
+  llvm::DenseMap<Value, std::string> names;
+
+  /// C++ expression of the pointer to `v` inside PREFIX_run.
+  std::string pointer(Value v, bool &usesArena, bool &usesInputs) const;
+  std::string tensorName(Value v) const;
+};
+
+Type elementTypeOf(Value v);
+std::string cStringEscape(llvm::StringRef s);
+const char *dtypeName(Type elementType);
+
+} // namespace mlir::tract
+
+#endif // TRACT_EMIT_EMITCOMMON_H

@@ -1,0 +1,498 @@
+//===- KernelCalls.cpp - one tract op -> one runtime kernel call -------------===//
+#include "compiler/Emit/KernelCalls.h"
+
+#include "compiler/Support/ElementsData.h"
+#include "dialects/tract/IR/TractOps.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+using namespace mlir;
+using namespace mlir::tract;
+
+std::string mlir::tract::cppElementType(Type t) {
+  if (t.isF32()) return "float";
+  if (t.isF64()) return "double";
+  if (t.isInteger(1)) return "bool";
+  if (auto i = dyn_cast<IntegerType>(t))
+    return fmt::format("{}int{}_t", i.isUnsigned() ? "u" : "", i.getWidth());
+  return "void";
+}
+
+std::string mlir::tract::cppLiteral(double v, Type t) {
+  std::string type = cppElementType(t);
+  if (t.isF32() || t.isF64()) {
+    bool f32 = t.isF32();
+    if (std::isnan(v))
+      return fmt::format("std::numeric_limits<{}>::quiet_NaN()", type);
+    if (std::isinf(v))
+      return fmt::format("{}std::numeric_limits<{}>::infinity()", v < 0 ? "-" : "", type);
+    std::string s = f32 ? fmt::format("{:.9g}", (float)v) : fmt::format("{:.17g}", v);
+    if (s.find_first_of(".e") == std::string::npos)
+      s += ".0";
+    return f32 ? s + "f" : s;
+  }
+  if (t.isInteger(1))
+    return v != 0 ? "true" : "false";
+  auto it = cast<IntegerType>(t);
+  unsigned w = it.getWidth();
+  double lo = it.isUnsigned() ? 0.0 : -std::ldexp(1.0, w - 1);
+  double hi = it.isUnsigned() ? std::ldexp(1.0, w) - 1 : std::ldexp(1.0, w - 1) - 1;
+  if (std::isnan(v))
+    v = 0;
+  if (v <= lo)
+    return fmt::format("std::numeric_limits<{}>::lowest()", type);
+  if (v >= hi)
+    return fmt::format("std::numeric_limits<{}>::max()", type);
+  return fmt::format("static_cast<{}>({})", type, (int64_t)v);
+}
+
+namespace {
+
+RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
+
+std::string joined(ArrayRef<int64_t> values) { return fmt::format("{}", fmt::join(values, ", ")); }
+
+/// Collects the body of one kernel function.
+struct Body {
+  KernelCall &call;
+  int arrays = 0;
+
+  /// Declares a constexpr array and returns the expression to pass for it
+  /// (nullptr when empty: zero-length arrays are not C++).
+  std::string array(StringRef name, ArrayRef<int64_t> values) {
+    if (values.empty())
+      return "nullptr";
+    call.lines.push_back(
+        fmt::format("static constexpr int64_t {}[] = {{{}}};", name.str(), joined(values)));
+    return name.str();
+  }
+  void line(std::string s) { call.lines.push_back(std::move(s)); }
+};
+
+int64_t product(ArrayRef<int64_t> v) {
+  int64_t n = 1;
+  for (int64_t d : v)
+    n *= d;
+  return n;
+}
+
+// outer = prod(dims before axis), len = dims[axis], inner = prod(after)
+std::tuple<int64_t, int64_t, int64_t> splitAt(ArrayRef<int64_t> shape, int64_t axis) {
+  return {product(shape.take_front(axis)), shape[axis], product(shape.drop_front(axis + 1))};
+}
+
+const char *unaryFunctor(Operation *op) {
+  return llvm::TypeSwitch<Operation *, const char *>(op)
+      .Case([](NegOp) { return "Neg"; })
+      .Case([](AbsOp) { return "Abs"; })
+      .Case([](SqrtOp) { return "Sqrt"; })
+      .Case([](ExpOp) { return "Exp"; })
+      .Case([](LogOp) { return "Log"; })
+      .Case([](ErfOp) { return "Erf"; })
+      .Case([](ReluOp) { return "Relu"; })
+      .Case([](SigmoidOp) { return "Sigmoid"; })
+      .Case([](TanhOp) { return "Tanh"; })
+      .Case([](FloorOp) { return "Floor"; })
+      .Case([](CeilOp) { return "Ceil"; })
+      .Case([](RoundOp) { return "Round"; })
+      .Case([](SinOp) { return "Sin"; })
+      .Case([](CosOp) { return "Cos"; })
+      .Case([](TanOp) { return "Tan"; })
+      .Case([](AsinOp) { return "Asin"; })
+      .Case([](AcosOp) { return "Acos"; })
+      .Case([](AtanOp) { return "Atan"; })
+      .Case([](SinhOp) { return "Sinh"; })
+      .Case([](CoshOp) { return "Cosh"; })
+      .Case([](AsinhOp) { return "Asinh"; })
+      .Case([](AcoshOp) { return "Acosh"; })
+      .Case([](AtanhOp) { return "Atanh"; })
+      .Case([](ReciprocalOp) { return "Reciprocal"; })
+      .Case([](SignOp) { return "Sign"; })
+      .Case([](SoftplusOp) { return "Softplus"; })
+      .Case([](SoftsignOp) { return "Softsign"; })
+      .Case([](NotOp) { return "Not"; })
+      .Case([](HardSwishOp) { return "HardSwish"; })
+      .Case([](MishOp) { return "Mish"; })
+      .Case([](IsNanOp) { return "IsNaN"; })
+      .Default([](Operation *) { return nullptr; });
+}
+
+// Functor expressions of parameterised unary ops.
+std::string paramFunctor(Operation *op) {
+  auto lit = [&](APFloat v) {
+    return cppLiteral(v.convertToFloat(), Float32Type::get(op->getContext()));
+  };
+  return llvm::TypeSwitch<Operation *, std::string>(op)
+      .Case([&](LeakyReluOp o) { return fmt::format("LeakyRelu{{{}}}", lit(o.getAlphaAttr().getValue())); })
+      .Case([&](HardSigmoidOp o) {
+        return fmt::format("HardSigmoid{{{}, {}}}", lit(o.getAlphaAttr().getValue()),
+                           lit(o.getBetaAttr().getValue()));
+      })
+      .Case([&](EluOp o) { return fmt::format("Elu{{{}}}", lit(o.getAlphaAttr().getValue())); })
+      .Case([&](SeluOp o) {
+        return fmt::format("Selu{{{}, {}}}", lit(o.getAlphaAttr().getValue()),
+                           lit(o.getGammaAttr().getValue()));
+      })
+      .Case([&](CeluOp o) { return fmt::format("Celu{{{}}}", lit(o.getAlphaAttr().getValue())); })
+      .Case([&](ThresholdedReluOp o) {
+        return fmt::format("ThresholdedRelu{{{}}}", lit(o.getAlphaAttr().getValue()));
+      })
+      .Case([&](ShrinkOp o) {
+        return fmt::format("Shrink{{{}, {}}}", lit(o.getBiasAttr().getValue()),
+                           lit(o.getLambdAttr().getValue()));
+      })
+      .Case([&](ClipOp o) {
+        Type t = o.getType().getElementType();
+        return fmt::format("Clip<{}>{{{}, {}}}", cppElementType(t),
+                           cppLiteral(o.getMinAttr().getValueAsDouble(), t),
+                           cppLiteral(o.getMaxAttr().getValueAsDouble(), t));
+      })
+      .Case([&](IsInfOp o) {
+        return fmt::format("IsInf{{{}, {}}}", o.getDetectPositive() ? "true" : "false",
+                           o.getDetectNegative() ? "true" : "false");
+      })
+      .Default([](Operation *) { return std::string(); });
+}
+
+const char *binaryFunctor(Operation *op) {
+  return llvm::TypeSwitch<Operation *, const char *>(op)
+      .Case([](AddOp) { return "Add"; })
+      .Case([](SubOp) { return "Sub"; })
+      .Case([](MulOp) { return "Mul"; })
+      .Case([](DivOp) { return "Div"; })
+      .Case([](PowOp) { return "Pow"; })
+      .Case([](MaxOp) { return "Max"; })
+      .Case([](MinOp) { return "Min"; })
+      .Case([](ModOp) { return "Mod"; })
+      .Case([](FModOp) { return "FMod"; })
+      .Case([](PReluOp) { return "PRelu"; })
+      .Case([](ShiftLeftOp) { return "BitShiftLeft"; })
+      .Case([](ShiftRightOp) { return "BitShiftRight"; })
+      .Case([](AndOp) { return "And"; })
+      .Case([](OrOp) { return "Or"; })
+      .Case([](XorOp) { return "Xor"; })
+      .Case([](EqualOp) { return "Equal"; })
+      .Case([](LessOp) { return "Less"; })
+      .Case([](GreaterOp) { return "Greater"; })
+      .Case([](LessEqualOp) { return "LessOrEqual"; })
+      .Case([](GreaterEqualOp) { return "GreaterOrEqual"; })
+      .Default([](Operation *) { return nullptr; });
+}
+
+const char *reducer(Operation *op) {
+  return llvm::TypeSwitch<Operation *, const char *>(op)
+      .Case([](ReduceSumOp) { return "ReduceSum"; })
+      .Case([](ReduceMeanOp) { return "ReduceMean"; })
+      .Case([](ReduceMaxOp) { return "ReduceMax"; })
+      .Case([](ReduceMinOp) { return "ReduceMin"; })
+      .Case([](ReduceProdOp) { return "ReduceProd"; })
+      .Case([](ReduceSumSquareOp) { return "ReduceSumSquare"; })
+      .Case([](ReduceL1Op) { return "ReduceL1"; })
+      .Case([](ReduceL2Op) { return "ReduceL2"; })
+      .Case([](ReduceLogSumOp) { return "ReduceLogSum"; })
+      .Case([](ReduceLogSumExpOp) { return "ReduceLogSumExp"; })
+      .Default([](Operation *) { return nullptr; });
+}
+
+// A ConvParams/PoolParams array member: 4 entries, zero padded.
+std::string four(ArrayRef<int64_t> v) {
+  SmallVector<int64_t, 4> p(v.begin(), v.end());
+  p.resize(4, 0);
+  return fmt::format("{{{}}}", joined(p));
+}
+
+std::string convParams(RankedTensorType x, RankedTensorType w, RankedTensorType y,
+                       int64_t group, ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
+                       ArrayRef<int64_t> pads, bool transposed) {
+  int64_t spatial = x.getRank() - 2;
+  return fmt::format(
+      "static constexpr tract::rt::ConvParams p = {{{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}}};",
+      spatial, x.getDimSize(0), x.getDimSize(1), y.getDimSize(1), group,
+      four(x.getShape().drop_front(2)), four(y.getShape().drop_front(2)),
+      four(w.getShape().drop_front(2)), four(strides), four(dilations),
+      four(pads.take_front(spatial)));
+  (void)transposed;
+}
+
+} // namespace
+
+LogicalResult mlir::tract::buildKernelCall(Operation *op, KernelCall &call) {
+  Body b{call};
+  auto result = typeOf(op->getResult(0));
+  int64_t n = result.getNumElements();
+  std::string T = cppElementType(result.getElementType());
+
+  if (const char *f = unaryFunctor(op)) {
+    b.line(fmt::format("tract::rt::unary(in0, out0, {}, tract::rt::op::{}{{}});", n, f));
+    call.flops = n;
+    return success();
+  }
+  std::string pf = paramFunctor(op);
+  if (!pf.empty()) {
+    b.line(fmt::format("tract::rt::unary(in0, out0, {}, tract::rt::op::{});", n, pf));
+    call.flops = n;
+    return success();
+  }
+  if (const char *f = binaryFunctor(op)) {
+    auto a = typeOf(op->getOperand(0)), c = typeOf(op->getOperand(1));
+    call.flops = n;
+    if (a.getShape() == result.getShape() && c.getShape() == result.getShape()) {
+      b.line(fmt::format("tract::rt::binary_flat(in0, in1, out0, {}, tract::rt::op::{}{{}});", n, f));
+      return success();
+    }
+    std::string shape = b.array("kShape", result.getShape());
+    std::string sa = b.array("kStridesA", broadcastStrides(a.getShape(), result.getShape()));
+    std::string sb = b.array("kStridesB", broadcastStrides(c.getShape(), result.getShape()));
+    b.line(fmt::format("tract::rt::binary_bcast(in0, {}, in1, {}, out0, {}, {}, tract::rt::op::{}{{}});",
+                       sa, sb, shape, result.getRank(), f));
+    return success();
+  }
+  if (const char *r = reducer(op)) {
+    auto x = typeOf(op->getOperand(0));
+    uint32_t mask = 0;
+    for (int64_t axis : op->getAttrOfType<DenseI64ArrayAttr>("axes").asArrayRef())
+      mask |= 1u << axis;
+    std::string shape = b.array("kInShape", x.getShape());
+    b.line(fmt::format("tract::rt::reduce<tract::rt::op::{}>(in0, {}, {}, {}u, out0);", r, shape,
+                       x.getRank(), mask));
+    call.flops = x.getNumElements();
+    return success();
+  }
+
+  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+      .Case([&](SelectOp s) {
+        std::string shape = b.array("kShape", result.getShape());
+        std::string sc = b.array("kStridesC", broadcastStrides(typeOf(s.getCond()).getShape(), result.getShape()));
+        std::string sa = b.array("kStridesA", broadcastStrides(typeOf(s.getLhs()).getShape(), result.getShape()));
+        std::string sb = b.array("kStridesB", broadcastStrides(typeOf(s.getRhs()).getShape(), result.getShape()));
+        b.line(fmt::format("tract::rt::select_bcast(in0, {}, in1, {}, in2, {}, out0, {}, {});", sc,
+                           sa, sb, shape, result.getRank()));
+        return success();
+      })
+      .Case([&](BroadcastOp o) {
+        std::string shape = b.array("kShape", result.getShape());
+        std::string sx = b.array("kStrides", broadcastStrides(typeOf(o.getInput()).getShape(), result.getShape()));
+        b.line(fmt::format("tract::rt::broadcast(in0, {}, out0, {}, {});", sx, shape, result.getRank()));
+        return success();
+      })
+      .Case([&](MatMulOp m) {
+        auto a = typeOf(m.getLhs()), c = typeOf(m.getRhs());
+        int64_t rank = result.getRank();
+        ArrayRef<int64_t> batch = result.getShape().drop_back(2);
+        int64_t M = result.getDimSize(rank - 2), N = result.getDimSize(rank - 1);
+        int64_t K = m.getTransposeA() ? a.getDimSize(a.getRank() - 2) : a.getShape().back();
+        // Batch strides in elements of each operand's own matrices.
+        auto batchStrides = [&](RankedTensorType t) {
+          SmallVector<int64_t> inBatch(t.getShape().drop_back(2));
+          SmallVector<int64_t> s = broadcastStrides(inBatch, batch);
+          int64_t matrix = t.getDimSize(t.getRank() - 2) * t.getShape().back();
+          for (int64_t &v : s)
+            v *= matrix;
+          return s;
+        };
+        std::string bs = b.array("kBatch", batch);
+        std::string sa = b.array("kBatchStridesA", batchStrides(a));
+        std::string sb = b.array("kBatchStridesB", batchStrides(c));
+        int64_t aCols = a.getShape().back(), bCols = c.getShape().back();
+        int64_t aRs = m.getTransposeA() ? 1 : aCols, aCs = m.getTransposeA() ? aCols : 1;
+        int64_t bRs = m.getTransposeB() ? 1 : bCols, bCs = m.getTransposeB() ? bCols : 1;
+        b.line(fmt::format("tract::rt::matmul(in0, in1, out0, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {});",
+                           batch.size(), bs, sa, sb, M, N, K, aRs, aCs, bRs, bCs));
+        call.flops = 2 * product(batch) * M * N * K;
+        return success();
+      })
+      .Case([&](ConvOp c) {
+        auto x = typeOf(c.getInput()), w = typeOf(c.getWeight());
+        b.line(convParams(x, w, result, c.getGroup(), c.getStrides(), c.getDilations(), c.getPads(), false));
+        b.line(fmt::format("tract::rt::conv(in0, in1, {}, out0, p);", c.getBias() ? "in2" : "nullptr"));
+        call.flops = 2 * n * product(w.getShape().drop_front(1));
+        return success();
+      })
+      .Case([&](ConvTransposeOp c) {
+        auto x = typeOf(c.getInput()), w = typeOf(c.getWeight());
+        b.line(convParams(x, w, result, c.getGroup(), c.getStrides(), c.getDilations(), c.getPads(), true));
+        b.line(fmt::format("tract::rt::conv_transpose(in0, in1, {}, out0, p);", c.getBias() ? "in2" : "nullptr"));
+        call.flops = 2 * x.getNumElements() * product(w.getShape().drop_front(1));
+        return success();
+      })
+      .Case<MaxPoolOp, AvgPoolOp>([&](auto p) {
+        auto x = typeOf(p.getInput());
+        int64_t spatial = x.getRank() - 2;
+        ArrayRef<int64_t> pads = p.getPads();
+        bool includePad = false;
+        if constexpr (std::is_same_v<decltype(p), AvgPoolOp>)
+          includePad = p.getCountIncludePad();
+        // ceil_mode windows may run past the end padding: extend it so the
+        // kernel sees every tap the output needs.
+        SmallVector<int64_t> padEnd(pads.drop_front(spatial));
+        for (int64_t i = 0; i < spatial; ++i) {
+          int64_t extent = (p.getKernelShape()[i] - 1) * p.getDilations()[i] + 1;
+          int64_t needed = (result.getDimSize(2 + i) - 1) * p.getStrides()[i] + extent -
+                           x.getDimSize(2 + i) - pads[i];
+          if (!includePad)
+            padEnd[i] = std::max(padEnd[i], needed);
+        }
+        b.line(fmt::format(
+            "static constexpr tract::rt::PoolParams p = {{{}, {}, {}, {}, {}, {}, {}, {}, {}, {}}};",
+            spatial, x.getDimSize(0) * x.getDimSize(1), four(x.getShape().drop_front(2)),
+            four(result.getShape().drop_front(2)), four(p.getKernelShape()), four(p.getStrides()),
+            four(p.getDilations()), four(pads.take_front(spatial)), four(padEnd),
+            includePad ? "true" : "false"));
+        b.line(fmt::format("tract::rt::{}(in0, out0, p);",
+                           std::is_same_v<decltype(p), AvgPoolOp> ? "avg_pool" : "max_pool"));
+        call.flops = n * product(p.getKernelShape());
+        return success();
+      })
+      .Case<ArgMaxOp, ArgMinOp>([&](auto a) {
+        auto [outer, len, inner] = splitAt(typeOf(a.getInput()).getShape(), a.getAxis());
+        b.line(fmt::format("tract::rt::arg_reduce(in0, out0, {}, {}, {}, {}, {});", outer, len,
+                           inner, std::is_same_v<decltype(a), ArgMaxOp> ? "true" : "false",
+                           a.getSelectLastIndex() ? "true" : "false"));
+        call.flops = outer * len * inner;
+        return success();
+      })
+      .Case([&](CumSumOp c) {
+        auto [outer, len, inner] = splitAt(result.getShape(), c.getAxis());
+        b.line(fmt::format("tract::rt::cumsum(in0, out0, {}, {}, {}, {}, {});", outer, len, inner,
+                           c.getExclusive() ? "true" : "false", c.getReverse() ? "true" : "false"));
+        call.flops = n;
+        return success();
+      })
+      .Case<SoftmaxOp, LogSoftmaxOp, HardmaxOp>([&](auto s) {
+        auto [outer, len, inner] = splitAt(result.getShape(), s.getAxis());
+        const char *fn = std::is_same_v<decltype(s), SoftmaxOp>      ? "softmax"
+                         : std::is_same_v<decltype(s), LogSoftmaxOp> ? "log_softmax"
+                                                                     : "hardmax";
+        b.line(fmt::format("tract::rt::{}(in0, out0, {}, {}, {});", fn, outer, len, inner));
+        call.flops = 4 * n;
+        return success();
+      })
+      .Case([&](LayerNormOp l) {
+        int64_t outer = product(result.getShape().take_front(l.getAxis()));
+        int64_t size = product(result.getShape().drop_front(l.getAxis()));
+        b.line(fmt::format("tract::rt::layer_norm(in0, in1, {}, out0, {}, {}, {});",
+                           l.getBias() ? "in2" : "nullptr", outer, size,
+                           cppLiteral(l.getEpsilon().convertToFloat(), Float32Type::get(op->getContext()))));
+        call.flops = 8 * n;
+        return success();
+      })
+      .Case([&](InstanceNormOp i) {
+        b.line(fmt::format("tract::rt::instance_norm(in0, in1, in2, out0, {}, {}, {}, {});",
+                           result.getDimSize(0), result.getDimSize(1),
+                           product(result.getShape().drop_front(2)),
+                           cppLiteral(i.getEpsilon().convertToFloat(), Float32Type::get(op->getContext()))));
+        call.flops = 8 * n;
+        return success();
+      })
+      .Case([&](LrnOp l) {
+        Type f32 = Float32Type::get(op->getContext());
+        b.line(fmt::format("tract::rt::lrn(in0, out0, {}, {}, {}, {}, {}, {}, {});",
+                           result.getDimSize(0), result.getDimSize(1),
+                           product(result.getShape().drop_front(2)), l.getSize(),
+                           cppLiteral(l.getAlpha().convertToFloat(), f32),
+                           cppLiteral(l.getBeta().convertToFloat(), f32),
+                           cppLiteral(l.getBias().convertToFloat(), f32)));
+        call.flops = n * (l.getSize() + 4);
+        return success();
+      })
+      .Case([&](ReshapeOp) {
+        b.line(fmt::format("tract::rt::copy(in0, out0, {});", n));
+        return success();
+      })
+      .Case([&](CastOp) {
+        b.line(fmt::format("tract::rt::cast(in0, out0, {});", n));
+        return success();
+      })
+      .Case([&](TransposeOp t) {
+        auto x = typeOf(t.getInput());
+        std::string shape = b.array("kInShape", x.getShape());
+        std::string perm = b.array("kPerm", t.getPerm());
+        b.line(fmt::format("tract::rt::transpose(in0, out0, {}, {}, {});", shape, x.getRank(), perm));
+        return success();
+      })
+      .Case([&](ConcatOp c) {
+        int64_t axis = c.getAxis();
+        int64_t outer = product(result.getShape().take_front(axis));
+        int64_t yInner = product(result.getShape().drop_front(axis));
+        int64_t offset = 0;
+        for (auto [k, v] : llvm::enumerate(c.getInputs())) {
+          int64_t inner = product(typeOf(v).getShape().drop_front(axis));
+          b.line(fmt::format("tract::rt::concat_part(in{}, out0, {}, {}, {}, {});", k, outer,
+                             inner, yInner, offset));
+          offset += inner;
+        }
+        return success();
+      })
+      .Case([&](SliceOp s) {
+        auto x = typeOf(s.getInput());
+        std::string in = b.array("kInShape", x.getShape());
+        std::string starts = b.array("kStarts", s.getStarts());
+        std::string steps = b.array("kSteps", s.getSteps());
+        std::string out = b.array("kOutShape", result.getShape());
+        b.line(fmt::format("tract::rt::slice(in0, out0, {}, {}, {}, {}, {});", in, x.getRank(),
+                           starts, steps, out));
+        return success();
+      })
+      .Case([&](GatherOp g) {
+        auto x = typeOf(g.getInput());
+        auto [outer, len, inner] = splitAt(x.getShape(), g.getAxis());
+        b.line(fmt::format("tract::rt::gather(in0, in1, out0, {}, {}, {}, {});", outer, len, inner,
+                           typeOf(g.getIndices()).getNumElements()));
+        return success();
+      })
+      .Case([&](GatherElementsOp g) {
+        auto x = typeOf(g.getInput());
+        std::string xs = b.array("kInShape", x.getShape());
+        std::string is = b.array("kIndexShape", typeOf(g.getIndices()).getShape());
+        b.line(fmt::format("tract::rt::gather_elements(in0, in1, out0, {}, {}, {}, {});", xs, is,
+                           x.getRank(), g.getAxis()));
+        return success();
+      })
+      .Case([&](PadOp p) {
+        auto x = typeOf(p.getInput());
+        std::string in = b.array("kInShape", x.getShape());
+        std::string begin = b.array("kPadBegin", p.getPads().take_front(x.getRank()));
+        std::string out = b.array("kOutShape", result.getShape());
+        StringRef mode = p.getMode();
+        const char *m = mode == "reflect" ? "Reflect" : mode == "edge" ? "Edge" : "Constant";
+        b.line(fmt::format("tract::rt::pad(in0, out0, {}, {}, {}, {}, tract::rt::PadMode::{}, {});",
+                           in, x.getRank(), begin, out, m,
+                           cppLiteral(p.getValue().convertToDouble(), result.getElementType())));
+        return success();
+      })
+      .Case([&](TileOp t) {
+        auto x = typeOf(t.getInput());
+        std::string in = b.array("kInShape", x.getShape());
+        std::string out = b.array("kOutShape", result.getShape());
+        b.line(fmt::format("tract::rt::tile(in0, out0, {}, {}, {});", in, x.getRank(), out));
+        return success();
+      })
+      .Case([&](TriluOp t) {
+        int64_t rank = result.getRank();
+        b.line(fmt::format("tract::rt::trilu(in0, out0, {}, {}, {}, {}, {});",
+                           product(result.getShape().drop_back(2)), result.getDimSize(rank - 2),
+                           result.getDimSize(rank - 1), t.getK(), t.getUpper() ? "true" : "false"));
+        return success();
+      })
+      .Case([&](DepthToSpaceOp d) {
+        auto x = typeOf(d.getInput());
+        b.line(fmt::format("tract::rt::depth_to_space(in0, out0, {}, {}, {}, {}, {}, {});",
+                           x.getDimSize(0), x.getDimSize(1), x.getDimSize(2), x.getDimSize(3),
+                           d.getBlocksize(), d.getCrd() ? "true" : "false"));
+        return success();
+      })
+      .Case([&](SpaceToDepthOp d) {
+        auto x = typeOf(d.getInput());
+        b.line(fmt::format("tract::rt::space_to_depth(in0, out0, {}, {}, {}, {}, {});",
+                           x.getDimSize(0), x.getDimSize(1), x.getDimSize(2), x.getDimSize(3),
+                           d.getBlocksize()));
+        return success();
+      })
+      .Default([&](Operation *) -> LogicalResult {
+        return op->emitError("internal: no C++ kernel for ") << op->getName();
+      });
+}

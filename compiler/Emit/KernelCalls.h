@@ -1,0 +1,36 @@
+//===- KernelCalls.h - one tract op -> one runtime kernel call ------*- C++ -*-===//
+//
+// The C++ emitter's choice of runtime kernel for each op, with its static
+// parameters (shapes, strides, window sizes) printed as constexpr data.
+// Every op of the graph-level core set is covered; a missing case is a
+// compiler bug reported as an error naming the node.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TRACT_EMIT_KERNELCALLS_H
+#define TRACT_EMIT_KERNELCALLS_H
+
+#include "mlir/IR/Operation.h"
+
+#include <string>
+#include <vector>
+
+namespace mlir::tract {
+
+struct KernelCall {
+  /// Statements of the kernel function's body; operands are named in0, in1,
+  /// ..., results out0, ...
+  std::vector<std::string> lines;
+  /// Arithmetic operations per run, for the report.
+  int64_t flops = 0;
+};
+
+/// The C++ spelling of a tensor element type ("float", "int64_t", "bool").
+std::string cppElementType(Type elementType);
+/// A C++ literal of `value` as `elementType` (exact for f32/f64 and ints).
+std::string cppLiteral(double value, Type elementType);
+
+LogicalResult buildKernelCall(Operation *op, KernelCall &call);
+
+} // namespace mlir::tract
+
+#endif // TRACT_EMIT_KERNELCALLS_H

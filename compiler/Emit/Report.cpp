@@ -1,0 +1,66 @@
+//===- Report.cpp - the --report JSON ------------------------------------------===//
+#include "compiler/Emit/CppEmitter.h"
+#include "compiler/Emit/EmitCommon.h"
+#include "compiler/Support/ElementsData.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::tract;
+
+std::string mlir::tract::emitReport(ModuleOp module, const EmitOptions &options) {
+  FailureOr<PlannedModel> planned = PlannedModel::analyze(module);
+  if (failed(planned))
+    return "";
+  const PlannedModel &pm = *planned;
+  auto tensor = [&](Value v) {
+    auto t = cast<RankedTensorType>(v.getType());
+    llvm::json::Array shape;
+    for (int64_t d : t.getShape())
+      shape.push_back(d);
+    auto off = pm.arenaOffsets.find(v);
+    return llvm::json::Object{
+        {"tensor", pm.tensorName(v)},
+        {"shape", std::move(shape)},
+        {"dtype", dtypeName(t.getElementType())},
+        {"bytes", tensorBytes(t)},
+        {"arena_offset", off == pm.arenaOffsets.end() ? llvm::json::Value(nullptr)
+                                                      : llvm::json::Value(off->second)}};
+  };
+  llvm::json::Array kernels;
+  for (const Kernel &k : pm.kernels) {
+    llvm::json::Array nodes, ops, inputs, outputs;
+    std::vector<std::string> seenOps;
+    for (auto &[node, type] : k.nodes) {
+      nodes.push_back(node);
+      if (std::find(seenOps.begin(), seenOps.end(), type) == seenOps.end()) {
+        seenOps.push_back(type);
+        ops.push_back(type);
+      }
+    }
+    for (Value v : k.op->getOperands())
+      inputs.push_back(tensor(v));
+    for (Value v : k.op->getResults())
+      outputs.push_back(tensor(v));
+    kernels.push_back(llvm::json::Object{{"name", k.name},
+                                         {"op", k.op->getName().getStringRef().str()},
+                                         {"onnx_nodes", std::move(nodes)},
+                                         {"onnx_ops", std::move(ops)},
+                                         {"flops", k.call.flops},
+                                         {"scratch_bytes", 0},
+                                         {"inputs", std::move(inputs)},
+                                         {"outputs", std::move(outputs)}});
+  }
+  llvm::json::Object root{{"model", options.modelName},
+                          {"target", options.target},
+                          {"arena_bytes", pm.arenaBytes},
+                          {"weights_bytes", (int64_t)pm.weights.size()},
+                          {"kernels", std::move(kernels)}};
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
+  return os.str();
+}

@@ -1,0 +1,291 @@
+//===- Importer.cpp - ONNX model -> tract dialect -----------------------------===//
+//
+// Walks the (topologically sorted) ONNX graph once. Each node goes through its
+// converter; afterwards the new ops are verified and, when every operand is a
+// compile-time constant, evaluated on the host (HostEval.cpp) so that shape
+// subgraphs (Shape -> Gather -> Concat -> Reshape) vanish at import time.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Import/Importer.h"
+
+#include "compiler/Import/HostEval.h"
+#include "compiler/Support/ElementsData.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Verifier.h"
+
+#include <set>
+
+using namespace mlir;
+using namespace mlir::tract;
+namespace onnx = ::tract::onnx;
+
+Location mlir::tract::nodeLocation(MLIRContext *ctx, StringRef nodeName,
+                                   StringRef opType) {
+  return NameLoc::get(StringAttr::get(ctx, nodeName),
+                      NameLoc::get(StringAttr::get(ctx, opType)));
+}
+
+SmallVector<std::pair<std::string, std::string>>
+mlir::tract::nodesOfLocation(Location loc) {
+  SmallVector<std::pair<std::string, std::string>> out;
+  loc->walk([&](Location l) {
+    if (auto name = dyn_cast<NameLoc>(l))
+      if (auto op = dyn_cast<NameLoc>(name.getChildLoc()))
+        out.push_back({name.getName().str(), op.getName().str()});
+    return WalkResult::advance();
+  });
+  return out;
+}
+
+Importer::Importer(MLIRContext &context, const onnx::Model &model)
+    : builder(&context), opset(model.opset), context(context), model(model) {
+  registerMathConverters(converters);
+  registerNNConverters(converters);
+  registerTensorConverters(converters);
+  registerReduceConverters(converters);
+}
+
+GraphValue *Importer::lookup(const std::string &name) {
+  auto it = values.find(name);
+  return it == values.end() ? nullptr : &it->second;
+}
+
+void Importer::bind(const std::string &name, GraphValue v) { values[name] = std::move(v); }
+
+Value Importer::materialize(GraphValue &v, const std::string &name) {
+  if (!v.value && v.constant) {
+    auto type = RankedTensorType::get(v.constant->dims,
+                                      elementTypeFor(&context, v.constant->dataType));
+    v.value = builder.create<ConstOp>(builder.getUnknownLoc(), type,
+                                      makeElementsAttr(type, v.constant->bytes, name));
+  }
+  return v.value;
+}
+
+// Every unsupported node is reported in one error, before any conversion.
+LogicalResult Importer::checkSupported() {
+  std::string list;
+  std::set<std::string> types;
+  for (const onnx::Node &node : model.nodes) {
+    bool known = (node.domain.empty() || node.domain == "ai.onnx") &&
+                 converters.lookup(node.opType, opset);
+    if (known)
+      continue;
+    std::string type = node.domain.empty() || node.domain == "ai.onnx"
+                           ? node.opType
+                           : node.domain + "." + node.opType;
+    list += "\n  node '" + node.name + "' (" + type + ")";
+    types.insert(type);
+  }
+  if (list.empty())
+    return success();
+  unsupported = true;
+  std::string summary;
+  for (const std::string &t : types)
+    summary += (summary.empty() ? "" : ", ") + t;
+  emitError(builder.getUnknownLoc())
+      << "unsupported op types at opset " << opset << ": " << summary << list;
+  return failure();
+}
+
+LogicalResult Importer::createFunction(const ImportOptions &options) {
+  std::set<std::string> initializerNames;
+  for (const onnx::Tensor &t : model.initializers) {
+    initializerNames.insert(t.name);
+    if (!elementTypeFor(&context, t.dataType)) {
+      unsupported = true;
+      return emitError(builder.getUnknownLoc())
+             << "initializer '" << t.name << "' has unsupported data type "
+             << onnx::dataTypeName(t.dataType);
+    }
+    bind(t.name, {Value(), std::make_shared<const HostTensor>(t)});
+  }
+  std::set<std::string> inputNames;
+  SmallVector<Type> argTypes;
+  SmallVector<const onnx::ValueInfo *> args;
+  for (const onnx::ValueInfo &in : model.inputs) {
+    inputNames.insert(in.name);
+    if (initializerNames.count(in.name))
+      continue; // an input with a default: treated as the constant
+    Type element = elementTypeFor(&context, in.elemType);
+    if (!element) {
+      unsupported = true;
+      return emitError(builder.getUnknownLoc())
+             << "input '" << in.name << "' has unsupported data type "
+             << onnx::dataTypeName(in.elemType);
+    }
+    SmallVector<int64_t> shape;
+    auto pinned = options.inputShapes.find(in.name);
+    if (pinned != options.inputShapes.end()) {
+      if (in.hasShape && in.dims.size() != pinned->second.size())
+        return emitError(builder.getUnknownLoc())
+               << "--input-shape " << in.name << " has rank "
+               << pinned->second.size() << ", but the model declares rank "
+               << in.dims.size();
+      for (size_t i = 0; i < pinned->second.size(); ++i) {
+        int64_t d = pinned->second[i];
+        if (in.hasShape && in.dims[i].value >= 0 && in.dims[i].value != d)
+          return emitError(builder.getUnknownLoc())
+                 << "--input-shape " << in.name << ": dim " << i << " is "
+                 << in.dims[i].value << " in the model, got " << d;
+        shape.push_back(d);
+      }
+    } else {
+      if (!in.hasShape)
+        return emitError(builder.getUnknownLoc())
+               << "input '" << in.name
+               << "' has no shape in the model; pin it with --input-shape "
+               << in.name << "=D0,D1,...";
+      for (size_t i = 0; i < in.dims.size(); ++i) {
+        if (in.dims[i].value < 0)
+          return emitError(builder.getUnknownLoc())
+                 << "input '" << in.name << "' has an unknown dim " << i
+                 << (in.dims[i].param.empty() ? "" : " ('" + in.dims[i].param + "')")
+                 << "; pin it with --input-shape " << in.name << "=D0,D1,...";
+        shape.push_back(in.dims[i].value);
+      }
+    }
+    argTypes.push_back(RankedTensorType::get(shape, element));
+    args.push_back(&in);
+  }
+  for (const auto &[name, shape] : options.inputShapes)
+    if (!inputNames.count(name) || initializerNames.count(name))
+      return emitError(builder.getUnknownLoc())
+             << "--input-shape names '" << name << "', which is not a model input";
+
+  module = ModuleOp::create(builder.getUnknownLoc());
+  builder.setInsertionPointToEnd(module->getBody());
+  func = builder.create<func::FuncOp>(builder.getUnknownLoc(), "main",
+                                      builder.getFunctionType(argTypes, {}));
+  Block *entry = func.addEntryBlock();
+  for (auto [i, in] : llvm::enumerate(args)) {
+    bind(in->name, {entry->getArgument(i), nullptr});
+    func.setArgAttr(i, "tract.name", builder.getStringAttr(in->name));
+  }
+  builder.setInsertionPointToEnd(entry);
+  return success();
+}
+
+LogicalResult Importer::finishNode(Operation *lastBefore, const onnx::Node &node,
+                                   Location loc) {
+  Block *block = &func.getBody().front();
+  Operation *first = lastBefore ? lastBefore->getNextNode() : &block->front();
+  SmallVector<Operation *> created;
+  for (Operation *op = first; op; op = op->getNextNode())
+    created.push_back(op);
+  for (Operation *op : created)
+    if (failed(mlir::verify(op)))
+      return failure();
+
+  // Fold ops whose operands are all known, in creation order.
+  llvm::DenseMap<Value, std::shared_ptr<const HostTensor>> known;
+  for (auto &[name, gv] : values)
+    if (gv.value && gv.constant)
+      known[gv.value] = gv.constant;
+  for (Operation *op : created) {
+    if (auto c = dyn_cast<ConstOp>(op)) {
+      if (!known.count(c.getResult())) {
+        HostTensor t;
+        t.dataType = onnxTypeFor(c.getType().getElementType());
+        t.dims.assign(c.getType().getShape().begin(), c.getType().getShape().end());
+        t.bytes = elementsBytes(c.getValue());
+        known[c.getResult()] = std::make_shared<const HostTensor>(std::move(t));
+      }
+      continue;
+    }
+    SmallVector<const HostTensor *> operands;
+    for (Value v : op->getOperands()) {
+      auto it = known.find(v);
+      if (it == known.end())
+        break;
+      operands.push_back(it->second.get());
+    }
+    if (operands.size() != op->getNumOperands())
+      continue;
+    std::optional<HostTensor> result = evaluateOnHost(op, operands);
+    if (!result)
+      continue;
+    builder.setInsertionPoint(op);
+    auto type = cast<RankedTensorType>(op->getResult(0).getType());
+    auto shared = std::make_shared<const HostTensor>(std::move(*result));
+    Value folded = builder.create<ConstOp>(
+        op->getLoc(), type, makeElementsAttr(type, shared->bytes, node.outputs[0]));
+    known[folded] = shared;
+    op->getResult(0).replaceAllUsesWith(folded);
+    for (auto &[name, gv] : values)
+      if (gv.value == op->getResult(0))
+        gv = {folded, shared};
+    op->erase();
+  }
+  builder.setInsertionPointToEnd(block);
+  (void)loc;
+  return success();
+}
+
+LogicalResult Importer::convertNode(const onnx::Node &node) {
+  Location loc = nodeLocation(&context, node.name, node.opType);
+  ConvertFn fn = converters.lookup(node.opType, opset);
+  for (const std::string &in : node.inputs)
+    if (!in.empty() && !lookup(in))
+      return emitError(loc) << "input '" << in
+                            << "' is not produced by any earlier node (the "
+                               "graph is not topologically sorted or is malformed)";
+  Block *block = &func.getBody().front();
+  Operation *lastBefore = block->empty() ? nullptr : &block->back();
+  NodeContext ctx(*this, node, loc);
+  if (failed(fn(ctx)))
+    return failure();
+  for (const std::string &out : node.outputs)
+    if (!out.empty() && !lookup(out))
+      return emitError(loc) << "output '" << out << "' was not produced";
+  return finishNode(lastBefore, node, loc);
+}
+
+ImportResult Importer::run(const ImportOptions &options) {
+  ImportResult result;
+  if (failed(checkSupported()) || failed(createFunction(options))) {
+    result.unsupported = unsupported;
+    return result;
+  }
+  for (const onnx::Node &node : model.nodes) {
+    if (failed(convertNode(node))) {
+      result.unsupported = unsupported;
+      return result;
+    }
+  }
+  SmallVector<Value> outputs;
+  for (const onnx::ValueInfo &out : model.outputs) {
+    GraphValue *v = lookup(out.name);
+    if (!v) {
+      emitError(builder.getUnknownLoc())
+          << "graph output '" << out.name << "' is not produced by any node";
+      return result;
+    }
+    outputs.push_back(materialize(*v, out.name));
+  }
+  if (outputs.empty()) {
+    emitError(builder.getUnknownLoc()) << "the graph has no outputs";
+    return result;
+  }
+  builder.create<func::ReturnOp>(builder.getUnknownLoc(), outputs);
+  func.setFunctionType(builder.getFunctionType(
+      func.getArgumentTypes(), ValueRange(outputs).getTypes()));
+  for (auto [i, out] : llvm::enumerate(model.outputs))
+    func.setResultAttr(i, "tract.name", builder.getStringAttr(out.name));
+  module->getOperation()->setAttr("tract.producer",
+                                  builder.getStringAttr(model.producerName + " " +
+                                                        model.producerVersion));
+  module->getOperation()->setAttr("tract.opset", builder.getI64IntegerAttr(opset));
+  if (failed(mlir::verify(*module)))
+    return result;
+  result.module = std::move(module);
+  return result;
+}
+
+ImportResult mlir::tract::importModel(MLIRContext &context, const onnx::Model &model,
+                                      const ImportOptions &options) {
+  Importer importer(context, model);
+  return importer.run(options);
+}

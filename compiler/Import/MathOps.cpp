@@ -1,0 +1,253 @@
+//===- MathOps.cpp - ONNX elementwise math -> tract -----------------------------===//
+#include "compiler/Import/NodeContext.h"
+
+using namespace mlir;
+using namespace mlir::tract;
+
+namespace {
+
+template <typename OpT>
+LogicalResult convertUnary(NodeContext &c) {
+  c.setOutput(0, c.builder().create<OpT>(c.loc, c.input(0)));
+  return success();
+}
+
+template <typename OpT>
+LogicalResult convertBinary(NodeContext &c) {
+  if (c.opset() < 7 && c.attrInt("broadcast", 0) != 0 && c.hasAttr("axis"))
+    return c.unsupported("legacy broadcast with an axis (opset < 7)");
+  FailureOr<Value> v = c.make<OpT>(c.input(0), c.input(1));
+  if (failed(v))
+    return failure();
+  c.setOutput(0, *v);
+  return success();
+}
+
+// Sum, Mean, Max, Min take any number of inputs.
+template <typename OpT>
+LogicalResult convertVariadic(NodeContext &c) {
+  Value acc = c.input(0);
+  for (size_t i = 1; i < c.numInputs(); ++i) {
+    FailureOr<Value> v = c.make<OpT>(acc, c.input(i));
+    if (failed(v))
+      return failure();
+    acc = *v;
+  }
+  c.setOutput(0, acc);
+  return success();
+}
+
+LogicalResult convertMean(NodeContext &c) {
+  Value acc = c.input(0);
+  for (size_t i = 1; i < c.numInputs(); ++i) {
+    FailureOr<Value> v = c.make<AddOp>(acc, c.input(i));
+    if (failed(v))
+      return failure();
+    acc = *v;
+  }
+  if (c.numInputs() > 1) {
+    Type element = cast<RankedTensorType>(acc.getType()).getElementType();
+    FailureOr<Value> v =
+        c.make<DivOp>(acc, c.constantScalar(element, (double)c.numInputs()));
+    if (failed(v))
+      return failure();
+    acc = *v;
+  }
+  c.setOutput(0, acc);
+  return success();
+}
+
+LogicalResult convertMod(NodeContext &c) {
+  if (c.attrInt("fmod", 0))
+    return convertBinary<FModOp>(c);
+  return convertBinary<ModOp>(c);
+}
+
+LogicalResult convertBitShift(NodeContext &c) {
+  std::string dir = c.attrString("direction", "");
+  if (dir == "LEFT")
+    return convertBinary<ShiftLeftOp>(c);
+  if (dir == "RIGHT")
+    return convertBinary<ShiftRightOp>(c);
+  return c.fail("expected direction LEFT or RIGHT, got '" + dir + "'");
+}
+
+LogicalResult convertPRelu(NodeContext &c) {
+  Value slope = c.cast(c.input(1), c.inputType(0).getElementType());
+  FailureOr<Value> v = c.make<PReluOp>(c.input(0), slope);
+  if (failed(v))
+    return failure();
+  c.setOutput(0, *v);
+  return success();
+}
+
+// Less/Greater-or-equal exist since opset 12; before, only strict forms.
+template <typename OpT>
+LogicalResult convertCompare(NodeContext &c) {
+  return convertBinary<OpT>(c);
+}
+
+LogicalResult convertLeakyRelu(NodeContext &c) {
+  c.setOutput(0, c.builder().create<LeakyReluOp>(
+                     c.loc, c.input(0), c.builder().getF32FloatAttr(c.attrFloat("alpha", 0.01f))));
+  return success();
+}
+
+LogicalResult convertHardSigmoid(NodeContext &c) {
+  c.setOutput(0, c.builder().create<HardSigmoidOp>(
+                     c.loc, c.input(0), c.builder().getF32FloatAttr(c.attrFloat("alpha", 0.2f)),
+                     c.builder().getF32FloatAttr(c.attrFloat("beta", 0.5f))));
+  return success();
+}
+
+LogicalResult convertElu(NodeContext &c) {
+  c.setOutput(0, c.builder().create<EluOp>(
+                     c.loc, c.input(0), c.builder().getF32FloatAttr(c.attrFloat("alpha", 1.0f))));
+  return success();
+}
+
+LogicalResult convertSelu(NodeContext &c) {
+  c.setOutput(0, c.builder().create<SeluOp>(
+                     c.loc, c.input(0),
+                     c.builder().getF32FloatAttr(c.attrFloat("alpha", 1.67326319217681884765625f)),
+                     c.builder().getF32FloatAttr(c.attrFloat("gamma", 1.05070102214813232421875f))));
+  return success();
+}
+
+LogicalResult convertCelu(NodeContext &c) {
+  c.setOutput(0, c.builder().create<CeluOp>(
+                     c.loc, c.input(0), c.builder().getF32FloatAttr(c.attrFloat("alpha", 1.0f))));
+  return success();
+}
+
+LogicalResult convertThresholdedRelu(NodeContext &c) {
+  c.setOutput(0, c.builder().create<ThresholdedReluOp>(
+                     c.loc, c.input(0), c.builder().getF32FloatAttr(c.attrFloat("alpha", 1.0f))));
+  return success();
+}
+
+LogicalResult convertShrink(NodeContext &c) {
+  c.setOutput(0, c.builder().create<ShrinkOp>(
+                     c.loc, c.input(0), c.builder().getF32FloatAttr(c.attrFloat("bias", 0.0f)),
+                     c.builder().getF32FloatAttr(c.attrFloat("lambd", 0.5f))));
+  return success();
+}
+
+LogicalResult convertIsInf(NodeContext &c) {
+  auto type = c.inputType(0);
+  auto result = RankedTensorType::get(type.getShape(), c.builder().getI1Type());
+  c.setOutput(0, c.makeTyped<IsInfOp>(
+                     result, c.input(0),
+                     c.builder().getBoolAttr(c.attrInt("detect_positive", 1) != 0),
+                     c.builder().getBoolAttr(c.attrInt("detect_negative", 1) != 0)));
+  return success();
+}
+
+LogicalResult convertIsNaN(NodeContext &c) {
+  auto type = c.inputType(0);
+  auto result = RankedTensorType::get(type.getShape(), c.builder().getI1Type());
+  c.setOutput(0, c.makeTyped<IsNanOp>(result, c.input(0)));
+  return success();
+}
+
+// Clip: bounds are attributes before opset 11, optional inputs after. A
+// non-constant bound becomes max/min ops.
+LogicalResult convertClip(NodeContext &c) {
+  Type element = c.inputType(0).getElementType();
+  double lo = -std::numeric_limits<double>::infinity();
+  double hi = std::numeric_limits<double>::infinity();
+  if (element.isInteger()) {
+    unsigned width = element.getIntOrFloatBitWidth();
+    bool isUnsigned = element.isUnsignedInteger();
+    lo = isUnsigned ? 0.0 : -std::ldexp(1.0, width - 1);
+    hi = isUnsigned ? std::ldexp(1.0, width) - 1 : std::ldexp(1.0, width - 1) - 1;
+  }
+  Value x = c.input(0);
+  if (c.opset() < 11) {
+    lo = c.attrFloat("min", -std::numeric_limits<float>::max());
+    hi = c.attrFloat("max", std::numeric_limits<float>::max());
+  } else {
+    for (size_t i = 1; i <= 2; ++i) {
+      if (!c.hasInput(i))
+        continue;
+      auto bound = c.constDoubles(i);
+      if (bound && bound->size() == 1) {
+        (i == 1 ? lo : hi) = (*bound)[0];
+        continue;
+      }
+      FailureOr<Value> v = i == 1 ? c.make<MaxOp>(x, c.input(i)) : c.make<MinOp>(x, c.input(i));
+      if (failed(v))
+        return failure();
+      x = *v;
+    }
+  }
+  c.setOutput(0, c.builder().create<ClipOp>(c.loc, x, c.builder().getF64FloatAttr(lo),
+                                            c.builder().getF64FloatAttr(hi)));
+  return success();
+}
+
+} // namespace
+
+void mlir::tract::registerMathConverters(ConverterTable &t) {
+  t.add("Neg", 1, convertUnary<NegOp>);
+  t.add("Abs", 1, convertUnary<AbsOp>);
+  t.add("Sqrt", 1, convertUnary<SqrtOp>);
+  t.add("Exp", 1, convertUnary<ExpOp>);
+  t.add("Log", 1, convertUnary<LogOp>);
+  t.add("Erf", 9, convertUnary<ErfOp>);
+  t.add("Relu", 1, convertUnary<ReluOp>);
+  t.add("Sigmoid", 1, convertUnary<SigmoidOp>);
+  t.add("Tanh", 1, convertUnary<TanhOp>);
+  t.add("Floor", 1, convertUnary<FloorOp>);
+  t.add("Ceil", 1, convertUnary<CeilOp>);
+  t.add("Round", 11, convertUnary<RoundOp>);
+  t.add("Sin", 7, convertUnary<SinOp>);
+  t.add("Cos", 7, convertUnary<CosOp>);
+  t.add("Tan", 7, convertUnary<TanOp>);
+  t.add("Asin", 7, convertUnary<AsinOp>);
+  t.add("Acos", 7, convertUnary<AcosOp>);
+  t.add("Atan", 7, convertUnary<AtanOp>);
+  t.add("Sinh", 9, convertUnary<SinhOp>);
+  t.add("Cosh", 9, convertUnary<CoshOp>);
+  t.add("Asinh", 9, convertUnary<AsinhOp>);
+  t.add("Acosh", 9, convertUnary<AcoshOp>);
+  t.add("Atanh", 9, convertUnary<AtanhOp>);
+  t.add("Reciprocal", 1, convertUnary<ReciprocalOp>);
+  t.add("Sign", 9, convertUnary<SignOp>);
+  t.add("Softplus", 1, convertUnary<SoftplusOp>);
+  t.add("Softsign", 1, convertUnary<SoftsignOp>);
+  t.add("Not", 1, convertUnary<NotOp>);
+  t.add("HardSwish", 14, convertUnary<HardSwishOp>);
+  t.add("Mish", 18, convertUnary<MishOp>);
+  t.add("LeakyRelu", 1, convertLeakyRelu);
+  t.add("HardSigmoid", 1, convertHardSigmoid);
+  t.add("Elu", 1, convertElu);
+  t.add("Selu", 1, convertSelu);
+  t.add("Celu", 12, convertCelu);
+  t.add("ThresholdedRelu", 10, convertThresholdedRelu);
+  t.add("Shrink", 9, convertShrink);
+  t.add("IsNaN", 9, convertIsNaN);
+  t.add("IsInf", 10, convertIsInf);
+  t.add("Clip", 1, convertClip);
+
+  t.add("Add", 1, convertBinary<AddOp>);
+  t.add("Sub", 1, convertBinary<SubOp>);
+  t.add("Mul", 1, convertBinary<MulOp>);
+  t.add("Div", 1, convertBinary<DivOp>);
+  t.add("Pow", 1, convertBinary<PowOp>);
+  t.add("Mod", 10, convertMod);
+  t.add("BitShift", 11, convertBitShift);
+  t.add("PRelu", 1, convertPRelu);
+  t.add("And", 1, convertBinary<AndOp>);
+  t.add("Or", 1, convertBinary<OrOp>);
+  t.add("Xor", 1, convertBinary<XorOp>);
+  t.add("Equal", 1, convertCompare<EqualOp>);
+  t.add("Less", 1, convertCompare<LessOp>);
+  t.add("Greater", 1, convertCompare<GreaterOp>);
+  t.add("LessOrEqual", 12, convertCompare<LessEqualOp>);
+  t.add("GreaterOrEqual", 12, convertCompare<GreaterEqualOp>);
+  t.add("Sum", 1, convertVariadic<AddOp>);
+  t.add("Max", 1, convertVariadic<MaxOp>);
+  t.add("Min", 1, convertVariadic<MinOp>);
+  t.add("Mean", 1, convertMean);
+}

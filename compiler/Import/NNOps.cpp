@@ -1,0 +1,385 @@
+//===- NNOps.cpp - ONNX neural-network ops -> tract ----------------------------===//
+#include "compiler/Import/NodeContext.h"
+
+#include <cmath>
+#include <cstring>
+
+using namespace mlir;
+using namespace mlir::tract;
+namespace onnx = ::tract::onnx;
+
+namespace {
+
+LogicalResult bindResult(NodeContext &c, FailureOr<Value> v, size_t output = 0) {
+  if (failed(v))
+    return failure();
+  c.setOutput(output, *v);
+  return success();
+}
+
+LogicalResult convertMatMul(NodeContext &c) {
+  Value a = c.input(0), b = c.input(1);
+  auto at = c.inputType(0), bt = c.inputType(1);
+  if (at.getRank() == 0 || bt.getRank() == 0)
+    return c.fail("expected operands of rank >= 1, got a scalar");
+  bool vecA = at.getRank() == 1, vecB = bt.getRank() == 1;
+  if (vecA)
+    a = c.reshape(a, {1, at.getDimSize(0)});
+  if (vecB)
+    b = c.reshape(b, {bt.getDimSize(0), 1});
+  FailureOr<Value> v = c.make<MatMulOp>(a, b, false, false);
+  if (failed(v))
+    return failure();
+  if (vecA || vecB) {
+    auto shape = SmallVector<int64_t>(cast<RankedTensorType>(v->getType()).getShape());
+    if (vecB)
+      shape.erase(shape.end() - 1);
+    if (vecA)
+      shape.erase(shape.end() - (vecB ? 1 : 2));
+    *v = c.reshape(*v, shape);
+  }
+  c.setOutput(0, *v);
+  return success();
+}
+
+// Gemm: alpha * op(A) @ op(B) + beta * C, as matmul + mul + add.
+LogicalResult convertGemm(NodeContext &c) {
+  if (c.inputType(0).getRank() != 2 || c.inputType(1).getRank() != 2)
+    return c.fail("expected 2-D A and B");
+  FailureOr<Value> v = c.make<MatMulOp>(c.input(0), c.input(1), c.attrInt("transA", 0) != 0,
+                                        c.attrInt("transB", 0) != 0);
+  if (failed(v))
+    return failure();
+  Type element = c.inputType(0).getElementType();
+  float alpha = c.attrFloat("alpha", 1.0f), beta = c.attrFloat("beta", 1.0f);
+  if (alpha != 1.0f)
+    if (failed(v = c.make<MulOp>(*v, c.constantScalar(element, alpha))))
+      return failure();
+  if (c.hasInput(2) && beta != 0.0f) {
+    Value bias = c.input(2);
+    if (beta != 1.0f) {
+      FailureOr<Value> scaled = c.make<MulOp>(bias, c.constantScalar(element, beta));
+      if (failed(scaled))
+        return failure();
+      bias = *scaled;
+    }
+    v = c.make<AddOp>(*v, bias);
+  }
+  return bindResult(c, v);
+}
+
+// Resolves auto_pad for convolutions and pools: returns [begins..., ends...].
+std::optional<SmallVector<int64_t>> windowPads(NodeContext &c, ArrayRef<int64_t> in,
+                                               ArrayRef<int64_t> kernel,
+                                               ArrayRef<int64_t> strides,
+                                               ArrayRef<int64_t> dilations) {
+  size_t n = in.size();
+  std::string autoPad = c.attrString("auto_pad", "NOTSET");
+  SmallVector<int64_t> pads(2 * n, 0);
+  if (autoPad == "NOTSET") {
+    SmallVector<int64_t> given = c.attrInts("pads");
+    if (given.empty())
+      return pads;
+    if (given.size() != 2 * n) {
+      (void)c.fail("expected " + std::to_string(2 * n) + " pads, got " +
+                   std::to_string(given.size()));
+      return std::nullopt;
+    }
+    return given;
+  }
+  if (autoPad == "VALID")
+    return pads;
+  if (autoPad != "SAME_UPPER" && autoPad != "SAME_LOWER") {
+    (void)c.fail("expected auto_pad NOTSET, VALID, SAME_UPPER or SAME_LOWER, got '" +
+                 autoPad + "'");
+    return std::nullopt;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    int64_t out = (in[i] + strides[i] - 1) / strides[i];
+    int64_t total = std::max<int64_t>(
+        0, (out - 1) * strides[i] + (kernel[i] - 1) * dilations[i] + 1 - in[i]);
+    int64_t small = total / 2, large = total - small;
+    pads[i] = autoPad == "SAME_UPPER" ? small : large;
+    pads[n + i] = autoPad == "SAME_UPPER" ? large : small;
+  }
+  return pads;
+}
+
+struct Window {
+  SmallVector<int64_t> kernel, strides, dilations, pads;
+};
+
+std::optional<Window> readWindow(NodeContext &c, ArrayRef<int64_t> inSpatial,
+                                 ArrayRef<int64_t> kernel) {
+  size_t n = inSpatial.size();
+  Window w;
+  w.kernel.assign(kernel.begin(), kernel.end());
+  if (w.kernel.size() != n) {
+    (void)c.fail("expected a kernel of " + std::to_string(n) + " dims, got " +
+                 std::to_string(w.kernel.size()));
+    return std::nullopt;
+  }
+  w.strides = c.attrInts("strides", SmallVector<int64_t>(n, 1));
+  w.dilations = c.attrInts("dilations", SmallVector<int64_t>(n, 1));
+  if (w.strides.size() != n || w.dilations.size() != n) {
+    (void)c.fail("expected " + std::to_string(n) + " strides and dilations");
+    return std::nullopt;
+  }
+  for (size_t i = 0; i < n; ++i)
+    if (w.strides[i] < 1 || w.dilations[i] < 1) {
+      (void)c.fail("expected positive strides and dilations");
+      return std::nullopt;
+    }
+  auto pads = windowPads(c, inSpatial, w.kernel, w.strides, w.dilations);
+  if (!pads)
+    return std::nullopt;
+  w.pads = *pads;
+  return w;
+}
+
+LogicalResult convertConv(NodeContext &c) {
+  auto xt = c.inputType(0), wt = c.inputType(1);
+  if (xt.getRank() < 3 || wt.getRank() != xt.getRank())
+    return c.fail("expected input and weights of one rank >= 3, got " +
+                  std::to_string(xt.getRank()) + " and " + std::to_string(wt.getRank()));
+  SmallVector<int64_t> kernel = c.attrInts("kernel_shape", wt.getShape().drop_front(2));
+  auto w = readWindow(c, xt.getShape().drop_front(2), kernel);
+  if (!w)
+    return failure();
+  return bindResult(c, c.make<ConvOp>(c.input(0), c.input(1), c.input(2), w->strides,
+                                      w->dilations, w->pads, c.attrInt("group", 1)));
+}
+
+LogicalResult convertConvTranspose(NodeContext &c) {
+  auto xt = c.inputType(0), wt = c.inputType(1);
+  if (xt.getRank() < 3 || wt.getRank() != xt.getRank())
+    return c.fail("expected input and weights of one rank >= 3");
+  size_t n = xt.getRank() - 2;
+  SmallVector<int64_t> kernel = c.attrInts("kernel_shape", wt.getShape().drop_front(2));
+  SmallVector<int64_t> strides = c.attrInts("strides", SmallVector<int64_t>(n, 1));
+  SmallVector<int64_t> dilations = c.attrInts("dilations", SmallVector<int64_t>(n, 1));
+  SmallVector<int64_t> outPad = c.attrInts("output_padding", SmallVector<int64_t>(n, 0));
+  SmallVector<int64_t> pads = c.attrInts("pads", SmallVector<int64_t>(2 * n, 0));
+  SmallVector<int64_t> outShape = c.attrInts("output_shape");
+  std::string autoPad = c.attrString("auto_pad", "NOTSET");
+  if (kernel.size() != n || strides.size() != n || dilations.size() != n ||
+      outPad.size() != n || pads.size() != 2 * n)
+    return c.fail("expected " + std::to_string(n) + " values in every window attribute");
+  if (outShape.size() > n)
+    outShape.erase(outShape.begin(), outShape.begin() + (outShape.size() - n));
+  if (!outShape.empty() || autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+    for (size_t i = 0; i < n; ++i) {
+      int64_t in = xt.getDimSize(2 + i);
+      int64_t target = outShape.empty() ? in * strides[i] : outShape[i];
+      int64_t total = strides[i] * (in - 1) + outPad[i] + (kernel[i] - 1) * dilations[i] +
+                      1 - target;
+      // Negative totals mean the output is larger: grow output_padding.
+      if (total < 0) {
+        outPad[i] -= total;
+        total = 0;
+      }
+      bool lower = autoPad == "SAME_LOWER";
+      pads[i] = lower ? total - total / 2 : total / 2;
+      pads[n + i] = total - pads[i];
+    }
+  } else if (autoPad == "VALID") {
+    pads.assign(2 * n, 0);
+  }
+  return bindResult(c, c.make<ConvTransposeOp>(c.input(0), c.input(1), c.input(2), strides,
+                                               dilations, pads, outPad, c.attrInt("group", 1)));
+}
+
+template <typename OpT>
+LogicalResult convertPool(NodeContext &c) {
+  auto xt = c.inputType(0);
+  if (xt.getRank() < 3)
+    return c.fail("expected an input of rank >= 3, got " + std::to_string(xt.getRank()));
+  if (c.numOutputs() > 1 && !c.node.outputs[1].empty())
+    return c.unsupported("MaxPool's Indices output");
+  auto w = readWindow(c, xt.getShape().drop_front(2), c.attrInts("kernel_shape"));
+  if (!w)
+    return failure();
+  bool ceil = c.attrInt("ceil_mode", 0) != 0;
+  if constexpr (std::is_same_v<OpT, AvgPoolOp>)
+    return bindResult(c, c.make<AvgPoolOp>(c.input(0), w->kernel, w->strides, w->dilations,
+                                           w->pads, ceil, c.attrInt("count_include_pad", 0) != 0));
+  else
+    return bindResult(c, c.make<MaxPoolOp>(c.input(0), w->kernel, w->strides, w->dilations,
+                                           w->pads, ceil));
+}
+
+template <typename OpT>
+LogicalResult convertGlobalPool(NodeContext &c) {
+  auto xt = c.inputType(0);
+  if (xt.getRank() < 3)
+    return c.fail("expected an input of rank >= 3, got " + std::to_string(xt.getRank()));
+  SmallVector<int64_t> axes;
+  for (int64_t i = 2; i < xt.getRank(); ++i)
+    axes.push_back(i);
+  return bindResult(c, c.make<OpT>(c.input(0), axes, true));
+}
+
+// BatchNormalization (inference): y = x * a + b with a = scale / sqrt(var + eps)
+// and b = bias - mean * a, per channel. With constant statistics a and b are
+// computed here; otherwise as ops.
+LogicalResult convertBatchNorm(NodeContext &c) {
+  for (size_t i = 1; i < c.numOutputs(); ++i)
+    if (!c.node.outputs[i].empty())
+      return c.unsupported("BatchNormalization in training mode (running statistics outputs)");
+  auto xt = c.inputType(0);
+  if (xt.getRank() < 2)
+    return c.fail("expected an input of rank >= 2");
+  int64_t channels = xt.getDimSize(1);
+  for (size_t i = 1; i <= 4; ++i)
+    if (!c.hasInput(i) || c.inputType(i).getNumElements() != channels)
+      return c.fail("expected scale, bias, mean and var of " + std::to_string(channels) +
+                    " elements");
+  float eps = c.attrFloat("epsilon", 1e-5f);
+  SmallVector<int64_t> paramShape(xt.getRank() - 1, 1);
+  paramShape[0] = channels;
+  Type element = xt.getElementType();
+  auto scale = c.constDoubles(1), bias = c.constDoubles(2), mean = c.constDoubles(3),
+       var = c.constDoubles(4);
+  Value a, b;
+  if (scale && bias && mean && var && element.isF32()) {
+    HostTensor ta, tb;
+    ta.dataType = tb.dataType = onnx::kFloat;
+    ta.dims = tb.dims = std::vector<int64_t>(paramShape.begin(), paramShape.end());
+    for (int64_t ch = 0; ch < channels; ++ch) {
+      float s = (float)(*scale)[ch] / std::sqrt((float)(*var)[ch] + eps);
+      float o = (float)(*bias)[ch] - (float)(*mean)[ch] * s;
+      ta.bytes.append(reinterpret_cast<const char *>(&s), 4);
+      tb.bytes.append(reinterpret_cast<const char *>(&o), 4);
+    }
+    a = c.constant(ta);
+    b = c.constant(tb);
+  } else {
+    FailureOr<Value> sd = c.make<AddOp>(c.reshape(c.input(4), paramShape),
+                                        c.constantScalar(element, eps));
+    if (failed(sd) || failed(sd = c.make<SqrtOp>(*sd)))
+      return failure();
+    FailureOr<Value> av = c.make<DivOp>(c.reshape(c.input(1), paramShape), *sd);
+    if (failed(av))
+      return failure();
+    FailureOr<Value> mb = c.make<MulOp>(c.reshape(c.input(3), paramShape), *av);
+    if (failed(mb))
+      return failure();
+    FailureOr<Value> bv = c.make<SubOp>(c.reshape(c.input(2), paramShape), *mb);
+    if (failed(bv))
+      return failure();
+    a = *av;
+    b = *bv;
+  }
+  FailureOr<Value> y = c.make<MulOp>(c.input(0), a);
+  if (failed(y))
+    return failure();
+  return bindResult(c, c.make<AddOp>(*y, b));
+}
+
+// Softmax-like ops: before opset 13 they work on the input flattened to 2-D
+// at `axis` (default 1); from 13 on a single axis (default -1).
+template <typename OpT>
+LogicalResult convertSoftmaxLike(NodeContext &c) {
+  auto xt = c.inputType(0);
+  int64_t rank = xt.getRank();
+  if (rank == 0)
+    return c.fail("expected an input of rank >= 1");
+  bool legacy = c.opset() < 13;
+  int64_t axis = c.attrInt("axis", legacy ? 1 : -1);
+  auto norm = normalizeAxis(axis, rank);
+  if (failed(norm))
+    return c.fail("expected an axis in [" + std::to_string(-rank) + ", " +
+                  std::to_string(rank) + "), got " + std::to_string(axis));
+  if (!legacy) {
+    c.setOutput(0, c.builder().create<OpT>(c.loc, c.input(0), *norm));
+    return success();
+  }
+  int64_t outer = 1, inner = 1;
+  for (int64_t i = 0; i < rank; ++i)
+    (i < *norm ? outer : inner) *= xt.getDimSize(i);
+  Value flat = c.reshape(c.input(0), {outer, inner});
+  Value y = c.builder().create<OpT>(c.loc, flat, 1);
+  c.setOutput(0, c.reshape(y, xt.getShape()));
+  return success();
+}
+
+LogicalResult convertLayerNorm(NodeContext &c) {
+  for (size_t i = 1; i < c.numOutputs(); ++i)
+    if (!c.node.outputs[i].empty())
+      return c.unsupported("LayerNormalization's Mean / InvStdDev outputs");
+  auto xt = c.inputType(0);
+  int64_t axis = c.attrInt("axis", -1);
+  auto norm = normalizeAxis(axis, xt.getRank());
+  if (failed(norm))
+    return c.fail("expected an axis in range, got " + std::to_string(axis));
+  auto normalized = xt.getShape().drop_front(*norm);
+  auto normType = RankedTensorType::get(normalized, xt.getElementType());
+  auto expand = [&](Value v) -> Value {
+    if (cast<RankedTensorType>(v.getType()).getShape() == normalized)
+      return v;
+    return c.makeTyped<BroadcastOp>(normType, v);
+  };
+  Value scale = expand(c.input(1));
+  Value bias = c.hasInput(2) ? expand(c.input(2)) : Value();
+  c.setOutput(0, c.makeTyped<LayerNormOp>(xt, c.input(0), scale, bias,
+                                          c.builder().getI64IntegerAttr(*norm),
+                                          c.builder().getF32FloatAttr(c.attrFloat("epsilon", 1e-5f))));
+  return success();
+}
+
+LogicalResult convertInstanceNorm(NodeContext &c) {
+  c.setOutput(0, c.makeTyped<InstanceNormOp>(c.inputType(0), c.input(0), c.input(1),
+                                             c.input(2), c.builder().getF32FloatAttr(c.attrFloat("epsilon", 1e-5f))));
+  return success();
+}
+
+LogicalResult convertLrn(NodeContext &c) {
+  if (c.inputType(0).getRank() < 3)
+    return c.fail("expected an input of rank >= 3");
+  c.setOutput(0, c.builder().create<LrnOp>(c.loc, c.input(0),
+                                           c.builder().getI64IntegerAttr(c.attrInt("size", 1)),
+                                           c.builder().getF32FloatAttr(c.attrFloat("alpha", 1e-4f)),
+                                           c.builder().getF32FloatAttr(c.attrFloat("beta", 0.75f)),
+                                           c.builder().getF32FloatAttr(c.attrFloat("bias", 1.0f))));
+  return success();
+}
+
+// Inference: Dropout is the identity and its mask all true.
+LogicalResult convertDropout(NodeContext &c) {
+  if (c.hasInput(2)) {
+    auto training = c.constInts(2);
+    if (!training || (!training->empty() && (*training)[0] != 0))
+      return c.unsupported("Dropout in training mode");
+  }
+  c.setOutput(0, c.input(0));
+  if (c.numOutputs() > 1) {
+    HostTensor mask;
+    mask.dataType = onnx::kBool;
+    auto shape = c.inputType(0).getShape();
+    mask.dims.assign(shape.begin(), shape.end());
+    mask.bytes.assign(mask.numElements(), '\1');
+    c.setConstOutput(1, mask);
+  }
+  return success();
+}
+
+} // namespace
+
+void mlir::tract::registerNNConverters(ConverterTable &t) {
+  t.add("MatMul", 1, convertMatMul);
+  t.add("Gemm", 1, convertGemm);
+  t.add("Conv", 1, convertConv);
+  t.add("ConvTranspose", 1, convertConvTranspose);
+  t.add("MaxPool", 1, convertPool<MaxPoolOp>);
+  t.add("AveragePool", 1, convertPool<AvgPoolOp>);
+  t.add("GlobalAveragePool", 1, convertGlobalPool<ReduceMeanOp>);
+  t.add("GlobalMaxPool", 1, convertGlobalPool<ReduceMaxOp>);
+  t.add("BatchNormalization", 7, convertBatchNorm);
+  t.add("Softmax", 1, convertSoftmaxLike<SoftmaxOp>);
+  t.add("LogSoftmax", 1, convertSoftmaxLike<LogSoftmaxOp>);
+  t.add("Hardmax", 1, convertSoftmaxLike<HardmaxOp>);
+  t.add("LayerNormalization", 17, convertLayerNorm);
+  t.add("InstanceNormalization", 6, convertInstanceNorm);
+  t.add("LRN", 1, convertLrn);
+  t.add("Dropout", 1, convertDropout);
+}

@@ -1,0 +1,256 @@
+//===- NodeContext.cpp - what an op converter sees of its ONNX node ----------===//
+#include "compiler/Import/NodeContext.h"
+
+#include "compiler/Import/Importer.h"
+#include "compiler/Support/ElementsData.h"
+
+#include <cstring>
+
+using namespace mlir;
+using namespace mlir::tract;
+namespace onnx = ::tract::onnx;
+
+Type mlir::tract::elementTypeFor(MLIRContext *ctx, int32_t onnxType) {
+  switch (onnxType) {
+  case onnx::kFloat: return Float32Type::get(ctx);
+  case onnx::kDouble: return Float64Type::get(ctx);
+  case onnx::kBool: return IntegerType::get(ctx, 1);
+  case onnx::kInt8: return IntegerType::get(ctx, 8);
+  case onnx::kInt16: return IntegerType::get(ctx, 16);
+  case onnx::kInt32: return IntegerType::get(ctx, 32);
+  case onnx::kInt64: return IntegerType::get(ctx, 64);
+  case onnx::kUInt8: return IntegerType::get(ctx, 8, IntegerType::Unsigned);
+  case onnx::kUInt16: return IntegerType::get(ctx, 16, IntegerType::Unsigned);
+  case onnx::kUInt32: return IntegerType::get(ctx, 32, IntegerType::Unsigned);
+  case onnx::kUInt64: return IntegerType::get(ctx, 64, IntegerType::Unsigned);
+  default: return Type();
+  }
+}
+
+int32_t mlir::tract::onnxTypeFor(Type t) {
+  if (t.isF32()) return onnx::kFloat;
+  if (t.isF64()) return onnx::kDouble;
+  if (t.isInteger(1)) return onnx::kBool;
+  if (auto i = dyn_cast<IntegerType>(t)) {
+    bool u = i.isUnsigned();
+    switch (i.getWidth()) {
+    case 8: return u ? onnx::kUInt8 : onnx::kInt8;
+    case 16: return u ? onnx::kUInt16 : onnx::kInt16;
+    case 32: return u ? onnx::kUInt32 : onnx::kInt32;
+    case 64: return u ? onnx::kUInt64 : onnx::kInt64;
+    default: break;
+    }
+  }
+  return onnx::kUndefined;
+}
+
+void ConverterTable::add(StringRef opType, int64_t sinceOpset, ConvertFn fn) {
+  table[opType].push_back({sinceOpset, fn});
+}
+
+ConvertFn ConverterTable::lookup(StringRef opType, int64_t opset) const {
+  auto it = table.find(opType);
+  if (it == table.end())
+    return nullptr;
+  ConvertFn best = nullptr;
+  int64_t bestSince = -1;
+  for (const Entry &e : it->second)
+    if (e.since <= opset && e.since > bestSince) {
+      best = e.fn;
+      bestSince = e.since;
+    }
+  return best;
+}
+
+NodeContext::NodeContext(Importer &importer, const onnx::Node &node, Location loc)
+    : node(node), loc(loc), importer(importer) {}
+
+int64_t NodeContext::opset() const { return importer.opset; }
+OpBuilder &NodeContext::builder() { return importer.builder; }
+MLIRContext *NodeContext::context() { return importer.builder.getContext(); }
+
+Value NodeContext::input(size_t i) {
+  if (!hasInput(i))
+    return Value();
+  GraphValue *v = importer.lookup(node.inputs[i]);
+  return v ? importer.materialize(*v, node.inputs[i]) : Value();
+}
+
+RankedTensorType NodeContext::inputType(size_t i) {
+  if (!hasInput(i))
+    return RankedTensorType();
+  GraphValue *v = importer.lookup(node.inputs[i]);
+  if (!v)
+    return RankedTensorType();
+  if (v->value)
+    return mlir::cast<RankedTensorType>(v->value.getType());
+  return RankedTensorType::get(v->constant->dims,
+                               elementTypeFor(context(), v->constant->dataType));
+}
+
+const HostTensor *NodeContext::constInput(size_t i) {
+  if (!hasInput(i))
+    return nullptr;
+  GraphValue *v = importer.lookup(node.inputs[i]);
+  return v ? v->constant.get() : nullptr;
+}
+
+template <typename T>
+static T readAt(const HostTensor &t, int64_t i) {
+  T v;
+  std::memcpy(&v, t.bytes.data() + i * sizeof(T), sizeof(T));
+  return v;
+}
+
+std::optional<SmallVector<int64_t>> NodeContext::constInts(size_t i) {
+  const HostTensor *t = constInput(i);
+  if (!t)
+    return std::nullopt;
+  SmallVector<int64_t> out;
+  for (int64_t k = 0; k < t->numElements(); ++k) {
+    switch (t->dataType) {
+    case onnx::kInt64: out.push_back(readAt<int64_t>(*t, k)); break;
+    case onnx::kInt32: out.push_back(readAt<int32_t>(*t, k)); break;
+    case onnx::kInt16: out.push_back(readAt<int16_t>(*t, k)); break;
+    case onnx::kInt8: out.push_back(readAt<int8_t>(*t, k)); break;
+    case onnx::kUInt8: case onnx::kBool: out.push_back(readAt<uint8_t>(*t, k)); break;
+    case onnx::kUInt16: out.push_back(readAt<uint16_t>(*t, k)); break;
+    case onnx::kUInt32: out.push_back(readAt<uint32_t>(*t, k)); break;
+    case onnx::kUInt64: out.push_back((int64_t)readAt<uint64_t>(*t, k)); break;
+    default: return std::nullopt;
+    }
+  }
+  return out;
+}
+
+std::optional<SmallVector<double>> NodeContext::constDoubles(size_t i) {
+  const HostTensor *t = constInput(i);
+  if (!t)
+    return std::nullopt;
+  if (t->dataType == onnx::kFloat || t->dataType == onnx::kDouble) {
+    SmallVector<double> out;
+    for (int64_t k = 0; k < t->numElements(); ++k)
+      out.push_back(t->dataType == onnx::kFloat ? readAt<float>(*t, k)
+                                                : readAt<double>(*t, k));
+    return out;
+  }
+  auto ints = constInts(i);
+  if (!ints)
+    return std::nullopt;
+  return SmallVector<double>(ints->begin(), ints->end());
+}
+
+bool NodeContext::hasAttr(StringRef name) const { return node.attr(name.str()); }
+
+int64_t NodeContext::attrInt(StringRef name, int64_t def) const {
+  const onnx::Attribute *a = node.attr(name.str());
+  return a && a->kind == onnx::Attribute::kInt ? a->i : def;
+}
+
+float NodeContext::attrFloat(StringRef name, float def) const {
+  const onnx::Attribute *a = node.attr(name.str());
+  if (!a)
+    return def;
+  if (a->kind == onnx::Attribute::kFloat)
+    return a->f;
+  if (a->kind == onnx::Attribute::kInt)
+    return (float)a->i;
+  return def;
+}
+
+std::string NodeContext::attrString(StringRef name, StringRef def) const {
+  const onnx::Attribute *a = node.attr(name.str());
+  return a && a->kind == onnx::Attribute::kString ? a->s : def.str();
+}
+
+SmallVector<int64_t> NodeContext::attrInts(StringRef name, ArrayRef<int64_t> def) const {
+  const onnx::Attribute *a = node.attr(name.str());
+  if (a && a->kind == onnx::Attribute::kInts)
+    return SmallVector<int64_t>(a->ints.begin(), a->ints.end());
+  return SmallVector<int64_t>(def.begin(), def.end());
+}
+
+SmallVector<float> NodeContext::attrFloats(StringRef name) const {
+  const onnx::Attribute *a = node.attr(name.str());
+  if (a && a->kind == onnx::Attribute::kFloats)
+    return SmallVector<float>(a->floats.begin(), a->floats.end());
+  return {};
+}
+
+const HostTensor *NodeContext::attrTensor(StringRef name) const {
+  const onnx::Attribute *a = node.attr(name.str());
+  return a && a->kind == onnx::Attribute::kTensor ? &a->t : nullptr;
+}
+
+void NodeContext::setOutput(size_t i, Value v) {
+  if (i < node.outputs.size() && !node.outputs[i].empty())
+    importer.bind(node.outputs[i], {v, nullptr});
+}
+
+void NodeContext::setConstOutput(size_t i, HostTensor t) {
+  if (i < node.outputs.size() && !node.outputs[i].empty()) {
+    t.name = node.outputs[i];
+    importer.bind(node.outputs[i], {Value(), std::make_shared<const HostTensor>(std::move(t))});
+  }
+}
+
+Value NodeContext::constant(const HostTensor &t) {
+  auto type = RankedTensorType::get(t.dims, elementTypeFor(context(), t.dataType));
+  return builder().create<ConstOp>(loc, type, makeElementsAttr(type, t.bytes, node.name));
+}
+
+Value NodeContext::constantI64(ArrayRef<int64_t> values, ArrayRef<int64_t> shape) {
+  HostTensor t;
+  t.dataType = onnx::kInt64;
+  t.dims.assign(shape.begin(), shape.end());
+  t.bytes.assign(reinterpret_cast<const char *>(values.data()), values.size() * 8);
+  return constant(t);
+}
+
+Value NodeContext::constantScalar(Type elementType, double value) {
+  HostTensor t;
+  t.dataType = onnxTypeFor(elementType);
+  auto put = [&](auto x) {
+    t.bytes.assign(reinterpret_cast<const char *>(&x), sizeof(x));
+  };
+  switch (t.dataType) {
+  case onnx::kFloat: put((float)value); break;
+  case onnx::kDouble: put(value); break;
+  case onnx::kInt64: put((int64_t)value); break;
+  case onnx::kInt32: put((int32_t)value); break;
+  case onnx::kInt16: put((int16_t)value); break;
+  case onnx::kInt8: put((int8_t)value); break;
+  case onnx::kUInt8: put((uint8_t)value); break;
+  case onnx::kUInt16: put((uint16_t)value); break;
+  case onnx::kUInt32: put((uint32_t)value); break;
+  case onnx::kUInt64: put((uint64_t)value); break;
+  case onnx::kBool: put((uint8_t)(value != 0)); break;
+  default: put((float)value); break;
+  }
+  return constant(t);
+}
+
+Value NodeContext::reshape(Value v, ArrayRef<int64_t> shape) {
+  auto type = mlir::cast<RankedTensorType>(v.getType());
+  if (type.getShape() == shape)
+    return v;
+  return makeTyped<ReshapeOp>(RankedTensorType::get(shape, type.getElementType()), v);
+}
+
+Value NodeContext::cast(Value v, Type elementType) {
+  auto type = mlir::cast<RankedTensorType>(v.getType());
+  if (type.getElementType() == elementType)
+    return v;
+  return makeTyped<CastOp>(RankedTensorType::get(type.getShape(), elementType), v);
+}
+
+LogicalResult NodeContext::fail(const Twine &reason) {
+  emitError(loc) << reason;
+  return failure();
+}
+
+LogicalResult NodeContext::unsupported(const Twine &what) {
+  importer.unsupported = true;
+  emitError(loc) << "unsupported: " << what;
+  return failure();
+}

@@ -1,0 +1,138 @@
+//===- NodeContext.h - what an op converter sees of its ONNX node --*- C++ -*-===//
+//
+// Converters (one file per ONNX op family) read inputs, attributes with their
+// per-opset defaults and constant inputs through this class, create tract ops
+// with `make<OpT>` (type inference that reports failures as node errors
+// instead of aborting) and bind the node's outputs.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TRACT_IMPORT_NODECONTEXT_H
+#define TRACT_IMPORT_NODECONTEXT_H
+
+#include "compiler/Import/OnnxModel.h"
+#include "dialects/tract/IR/TractOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <memory>
+#include <optional>
+
+namespace mlir::tract {
+
+using HostTensor = ::tract::onnx::Tensor;
+
+/// A named value of the graph: an SSA value, and its contents when known at
+/// compile time (initializers, Constant nodes, folded shape computations).
+struct GraphValue {
+  Value value;
+  std::shared_ptr<const HostTensor> constant;
+};
+
+class Importer;
+
+class NodeContext {
+public:
+  NodeContext(Importer &importer, const ::tract::onnx::Node &node, Location loc);
+
+  const ::tract::onnx::Node &node;
+  int64_t opset() const;
+  OpBuilder &builder();
+  Location loc;
+  MLIRContext *context();
+
+  // Inputs. An input named "" is absent (ONNX optional inputs).
+  size_t numInputs() const { return node.inputs.size(); }
+  bool hasInput(size_t i) const { return i < node.inputs.size() && !node.inputs[i].empty(); }
+  Value input(size_t i);
+  RankedTensorType inputType(size_t i);
+  /// The compile-time contents of input i, or null.
+  const HostTensor *constInput(size_t i);
+  /// Integer contents of a constant input (any integer type), or nullopt.
+  std::optional<SmallVector<int64_t>> constInts(size_t i);
+  std::optional<SmallVector<double>> constDoubles(size_t i);
+
+  // Attributes (defaults per opset are the converter's business).
+  bool hasAttr(llvm::StringRef name) const;
+  int64_t attrInt(llvm::StringRef name, int64_t def) const;
+  float attrFloat(llvm::StringRef name, float def) const;
+  std::string attrString(llvm::StringRef name, llvm::StringRef def) const;
+  SmallVector<int64_t> attrInts(llvm::StringRef name, ArrayRef<int64_t> def = {}) const;
+  SmallVector<float> attrFloats(llvm::StringRef name) const;
+  const HostTensor *attrTensor(llvm::StringRef name) const;
+
+  // Outputs.
+  size_t numOutputs() const { return node.outputs.size(); }
+  void setOutput(size_t i, Value v);
+  void setConstOutput(size_t i, HostTensor t);
+
+  /// Creates a tract.const (inline or resource, see ElementsData.h).
+  Value constant(const HostTensor &t);
+  Value constantI64(ArrayRef<int64_t> values, ArrayRef<int64_t> shape);
+  Value constantScalar(Type elementType, double value);
+
+  /// Creates an op whose result type is inferred; on an inference failure the
+  /// diagnostic names this node and the result is failure, never an abort.
+  template <typename OpT, typename... Args>
+  FailureOr<Value> make(Args &&...args) {
+    OperationState state(loc, OpT::getOperationName());
+    OpT::build(builder(), state, Type(), std::forward<Args>(args)...);
+    state.types.clear();
+    SmallVector<Type, 1> inferred;
+    if (failed(OpT::inferReturnTypes(context(), loc, state.operands,
+                                     state.attributes.getDictionary(context()),
+                                     state.getRawProperties(), state.regions,
+                                     inferred)))
+      return failure();
+    state.addTypes(inferred);
+    return builder().create(state)->getResult(0);
+  }
+  /// Creates an op with an explicit result type (checked by the verifier
+  /// after the node is converted).
+  template <typename OpT, typename... Args>
+  Value makeTyped(Type type, Args &&...args) {
+    return builder().create<OpT>(loc, type, std::forward<Args>(args)...);
+  }
+  Value reshape(Value v, ArrayRef<int64_t> shape);
+  Value cast(Value v, Type elementType);
+
+  /// Reports an error naming the node; returns failure().
+  LogicalResult fail(const llvm::Twine &reason);
+  /// Reports a valid ONNX feature tractc does not implement (exit code 2).
+  LogicalResult unsupported(const llvm::Twine &what);
+
+private:
+  Importer &importer;
+};
+
+using ConvertFn = LogicalResult (*)(NodeContext &);
+
+/// (op type, first opset) -> converter. Converters handle the attribute and
+/// input changes between opsets themselves.
+class ConverterTable {
+public:
+  void add(llvm::StringRef opType, int64_t sinceOpset, ConvertFn fn);
+  /// Null when the op type is unknown or needs a newer opset.
+  ConvertFn lookup(llvm::StringRef opType, int64_t opset) const;
+
+private:
+  struct Entry {
+    int64_t since;
+    ConvertFn fn;
+  };
+  llvm::StringMap<SmallVector<Entry, 1>> table;
+};
+
+// One registration function per op family file.
+void registerMathConverters(ConverterTable &table);
+void registerNNConverters(ConverterTable &table);
+void registerTensorConverters(ConverterTable &table);
+void registerReduceConverters(ConverterTable &table);
+
+// Element type mapping shared by the importer and the host evaluator.
+Type elementTypeFor(MLIRContext *ctx, int32_t onnxType);
+int32_t onnxTypeFor(Type elementType);
+
+} // namespace mlir::tract
+
+#endif // TRACT_IMPORT_NODECONTEXT_H

@@ -1,0 +1,87 @@
+//===- ReduceOps.cpp - ONNX reductions -> tract --------------------------------===//
+#include "compiler/Import/NodeContext.h"
+
+using namespace mlir;
+using namespace mlir::tract;
+
+namespace {
+
+// Axes come from an attribute, or (ReduceSum from opset 13, the others from
+// 18) from a constant input.
+template <typename OpT>
+LogicalResult convertReduce(NodeContext &c) {
+  auto xt = c.inputType(0);
+  SmallVector<int64_t> axes;
+  if (c.hasInput(1)) {
+    auto a = c.constInts(1);
+    if (!a)
+      return c.unsupported("reduction axes computed at run time");
+    axes = *a;
+  } else {
+    axes = c.attrInts("axes");
+  }
+  if (axes.empty()) {
+    if (c.attrInt("noop_with_empty_axes", 0)) {
+      c.setOutput(0, c.input(0));
+      return success();
+    }
+    for (int64_t i = 0; i < xt.getRank(); ++i)
+      axes.push_back(i);
+  }
+  for (int64_t &a : axes) {
+    auto n = normalizeAxis(a, xt.getRank());
+    if (failed(n))
+      return c.fail("expected axes in [-rank, rank), got " + std::to_string(a));
+    a = *n;
+  }
+  llvm::sort(axes);
+  FailureOr<Value> v = c.make<OpT>(c.input(0), axes, c.attrInt("keepdims", 1) != 0);
+  if (failed(v))
+    return failure();
+  c.setOutput(0, *v);
+  return success();
+}
+
+template <typename OpT>
+LogicalResult convertArgReduce(NodeContext &c) {
+  auto axis = normalizeAxis(c.attrInt("axis", 0), c.inputType(0).getRank());
+  if (failed(axis))
+    return c.fail("expected an axis in range");
+  FailureOr<Value> v = c.make<OpT>(c.input(0), *axis, c.attrInt("keepdims", 1) != 0,
+                                   c.attrInt("select_last_index", 0) != 0);
+  if (failed(v))
+    return failure();
+  c.setOutput(0, *v);
+  return success();
+}
+
+LogicalResult convertCumSum(NodeContext &c) {
+  auto axisValue = c.constInts(1);
+  if (!axisValue || axisValue->size() != 1)
+    return c.unsupported("a CumSum axis computed at run time");
+  auto axis = normalizeAxis((*axisValue)[0], c.inputType(0).getRank());
+  if (failed(axis))
+    return c.fail("expected an axis in range");
+  c.setOutput(0, c.builder().create<CumSumOp>(c.loc, c.input(0), *axis,
+                                              c.attrInt("exclusive", 0) != 0,
+                                              c.attrInt("reverse", 0) != 0));
+  return success();
+}
+
+} // namespace
+
+void mlir::tract::registerReduceConverters(ConverterTable &t) {
+  t.add("ReduceSum", 1, convertReduce<ReduceSumOp>);
+  t.add("ReduceMean", 1, convertReduce<ReduceMeanOp>);
+  t.add("ReduceMax", 1, convertReduce<ReduceMaxOp>);
+  t.add("ReduceMin", 1, convertReduce<ReduceMinOp>);
+  t.add("ReduceProd", 1, convertReduce<ReduceProdOp>);
+  t.add("ReduceSumSquare", 1, convertReduce<ReduceSumSquareOp>);
+  t.add("ReduceL1", 1, convertReduce<ReduceL1Op>);
+  t.add("ReduceL2", 1, convertReduce<ReduceL2Op>);
+  t.add("ReduceLogSum", 1, convertReduce<ReduceLogSumOp>);
+  t.add("ReduceLogSumExp", 1, convertReduce<ReduceLogSumExpOp>);
+  t.add("ArgMax", 1, convertArgReduce<ArgMaxOp>);
+  t.add("ArgMin", 1, convertArgReduce<ArgMinOp>);
+  t.add("CumSum", 11, convertCumSum);
+}

@@ -1,0 +1,584 @@
+//===- TensorOps.cpp - ONNX data-movement and shape ops -> tract ---------------===//
+//
+// Shapes are static, so Shape/Size/ConstantOfShape/Range produce constants and
+// ops whose shape operand is an input (Reshape, Expand, Tile, Slice, ...)
+// require it to be known at compile time.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/Import/NodeContext.h"
+
+#include <cstring>
+
+using namespace mlir;
+using namespace mlir::tract;
+namespace onnx = ::tract::onnx;
+
+namespace {
+
+LogicalResult bindResult(NodeContext &c, FailureOr<Value> v, size_t output = 0) {
+  if (failed(v))
+    return failure();
+  c.setOutput(output, *v);
+  return success();
+}
+
+HostTensor int64Tensor(ArrayRef<int64_t> values, std::vector<int64_t> dims) {
+  HostTensor t;
+  t.dataType = onnx::kInt64;
+  t.dims = std::move(dims);
+  t.bytes.assign(reinterpret_cast<const char *>(values.data()), values.size() * 8);
+  return t;
+}
+
+// Reads a shape-like input (or attribute for old opsets) that must be known.
+std::optional<SmallVector<int64_t>> requireInts(NodeContext &c, size_t i, StringRef what) {
+  auto v = c.constInts(i);
+  if (!v)
+    (void)c.unsupported(what + Twine(" computed at run time (input '") + c.node.inputs[i] +
+                        "' is not a compile-time constant)");
+  return v;
+}
+
+LogicalResult convertIdentity(NodeContext &c) {
+  if (const HostTensor *t = c.constInput(0))
+    c.setConstOutput(0, *t);
+  else
+    c.setOutput(0, c.input(0));
+  return success();
+}
+
+LogicalResult convertReshape(NodeContext &c) {
+  auto xt = c.inputType(0);
+  SmallVector<int64_t> shape;
+  if (c.opset() < 5) {
+    shape = c.attrInts("shape");
+  } else {
+    auto s = requireInts(c, 1, "a Reshape target shape");
+    if (!s)
+      return failure();
+    shape = *s;
+  }
+  bool allowZero = c.attrInt("allowzero", 0) != 0;
+  int64_t known = 1, inferIndex = -1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == 0 && !allowZero) {
+      if ((int64_t)i >= xt.getRank())
+        return c.fail("expected a 0 in the target shape only where the input has a dim");
+      shape[i] = xt.getDimSize(i);
+    }
+    if (shape[i] == -1) {
+      if (inferIndex >= 0)
+        return c.fail("expected at most one -1 in the target shape");
+      inferIndex = i;
+    } else if (shape[i] < 0) {
+      return c.fail("expected target dims >= -1, got " + std::to_string(shape[i]));
+    } else {
+      known *= shape[i];
+    }
+  }
+  if (inferIndex >= 0) {
+    if (known == 0 || xt.getNumElements() % known != 0)
+      return c.fail("cannot infer the -1 dim: " + std::to_string(xt.getNumElements()) +
+                    " elements do not divide by " + std::to_string(known));
+    shape[inferIndex] = xt.getNumElements() / known;
+    known *= shape[inferIndex];
+  }
+  if (known != xt.getNumElements())
+    return c.fail("expected a target shape with " + std::to_string(xt.getNumElements()) +
+                  " elements, got " + std::to_string(known));
+  c.setOutput(0, c.reshape(c.input(0), shape));
+  return success();
+}
+
+LogicalResult convertFlatten(NodeContext &c) {
+  auto xt = c.inputType(0);
+  int64_t rank = xt.getRank();
+  int64_t axis = c.attrInt("axis", 1);
+  if (axis < 0)
+    axis += rank;
+  if (axis < 0 || axis > rank)
+    return c.fail("expected an axis in [-rank, rank], got " + std::to_string(c.attrInt("axis", 1)));
+  int64_t outer = 1, inner = 1;
+  for (int64_t i = 0; i < rank; ++i)
+    (i < axis ? outer : inner) *= xt.getDimSize(i);
+  c.setOutput(0, c.reshape(c.input(0), {outer, inner}));
+  return success();
+}
+
+LogicalResult convertSqueeze(NodeContext &c) {
+  auto xt = c.inputType(0);
+  SmallVector<int64_t> axes;
+  if (c.opset() >= 13 && c.hasInput(1)) {
+    auto a = requireInts(c, 1, "Squeeze axes");
+    if (!a)
+      return failure();
+    axes = *a;
+  } else {
+    axes = c.attrInts("axes");
+  }
+  SmallVector<bool> drop(xt.getRank(), false);
+  if (axes.empty()) {
+    for (int64_t i = 0; i < xt.getRank(); ++i)
+      drop[i] = xt.getDimSize(i) == 1;
+  }
+  for (int64_t a : axes) {
+    auto n = normalizeAxis(a, xt.getRank());
+    if (failed(n) || xt.getDimSize(*n) != 1)
+      return c.fail("expected axis " + std::to_string(a) + " to be a dim of size 1");
+    drop[*n] = true;
+  }
+  SmallVector<int64_t> shape;
+  for (int64_t i = 0; i < xt.getRank(); ++i)
+    if (!drop[i])
+      shape.push_back(xt.getDimSize(i));
+  c.setOutput(0, c.reshape(c.input(0), shape));
+  return success();
+}
+
+LogicalResult convertUnsqueeze(NodeContext &c) {
+  auto xt = c.inputType(0);
+  SmallVector<int64_t> axes;
+  if (c.opset() >= 13) {
+    auto a = requireInts(c, 1, "Unsqueeze axes");
+    if (!a)
+      return failure();
+    axes = *a;
+  } else {
+    axes = c.attrInts("axes");
+  }
+  int64_t rank = xt.getRank() + axes.size();
+  SmallVector<bool> inserted(rank, false);
+  for (int64_t a : axes) {
+    auto n = normalizeAxis(a, rank);
+    if (failed(n) || inserted[*n])
+      return c.fail("expected distinct axes in [-" + std::to_string(rank) + ", " +
+                    std::to_string(rank) + "), got " + std::to_string(a));
+    inserted[*n] = true;
+  }
+  SmallVector<int64_t> shape;
+  int64_t k = 0;
+  for (int64_t i = 0; i < rank; ++i)
+    shape.push_back(inserted[i] ? 1 : xt.getDimSize(k++));
+  c.setOutput(0, c.reshape(c.input(0), shape));
+  return success();
+}
+
+LogicalResult convertTranspose(NodeContext &c) {
+  auto xt = c.inputType(0);
+  SmallVector<int64_t> perm = c.attrInts("perm");
+  if (perm.empty())
+    for (int64_t i = xt.getRank() - 1; i >= 0; --i)
+      perm.push_back(i);
+  return bindResult(c, c.make<TransposeOp>(c.input(0), perm));
+}
+
+LogicalResult convertConcat(NodeContext &c) {
+  SmallVector<Value> inputs;
+  for (size_t i = 0; i < c.numInputs(); ++i)
+    if (c.hasInput(i))
+      inputs.push_back(c.input(i));
+  if (inputs.empty())
+    return c.fail("expected at least one input");
+  int64_t rank = c.inputType(0).getRank();
+  auto axis = normalizeAxis(c.attrInt("axis", c.opset() < 4 ? 1 : 0), rank);
+  if (failed(axis))
+    return c.fail("expected an axis in range, got " + std::to_string(c.attrInt("axis", 0)));
+  // Zero-sized parts add nothing; ONNX allows them with any size off the axis.
+  SmallVector<Value> parts;
+  for (Value v : inputs)
+    if (cast<RankedTensorType>(v.getType()).getNumElements() != 0)
+      parts.push_back(v);
+  if (parts.empty())
+    parts.push_back(inputs.front());
+  return bindResult(c, c.make<ConcatOp>(parts, *axis));
+}
+
+LogicalResult convertSplit(NodeContext &c) {
+  auto xt = c.inputType(0);
+  auto axis = normalizeAxis(c.attrInt("axis", 0), xt.getRank());
+  if (failed(axis))
+    return c.fail("expected an axis in range");
+  SmallVector<int64_t> sizes;
+  if (c.opset() >= 13 && c.hasInput(1)) {
+    auto s = requireInts(c, 1, "Split sizes");
+    if (!s)
+      return failure();
+    sizes = *s;
+  } else {
+    sizes = c.attrInts("split");
+  }
+  int64_t dim = xt.getDimSize(*axis), n = c.numOutputs();
+  if (sizes.empty()) {
+    int64_t chunk = (dim + n - 1) / n;
+    for (int64_t i = 0; i < n; ++i)
+      sizes.push_back(std::max<int64_t>(0, std::min(chunk, dim - i * chunk)));
+  }
+  if ((int64_t)sizes.size() != n)
+    return c.fail("expected " + std::to_string(n) + " split sizes, got " +
+                  std::to_string(sizes.size()));
+  int64_t offset = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    SmallVector<int64_t> starts(xt.getRank(), 0), limits(xt.getShape()),
+        steps(xt.getRank(), 1);
+    starts[*axis] = offset;
+    limits[*axis] = offset + sizes[i];
+    offset += sizes[i];
+    if (offset > dim)
+      return c.fail("expected split sizes summing to " + std::to_string(dim));
+    if (failed(bindResult(c, c.make<SliceOp>(c.input(0), starts, limits, steps), i)))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult convertSlice(NodeContext &c) {
+  auto xt = c.inputType(0);
+  int64_t rank = xt.getRank();
+  SmallVector<int64_t> starts, ends, axes, steps;
+  if (c.opset() < 10) {
+    starts = c.attrInts("starts");
+    ends = c.attrInts("ends");
+    axes = c.attrInts("axes");
+  } else {
+    auto s = requireInts(c, 1, "Slice starts");
+    auto e = requireInts(c, 2, "Slice ends");
+    if (!s || !e)
+      return failure();
+    starts = *s;
+    ends = *e;
+    if (c.hasInput(3)) {
+      auto a = requireInts(c, 3, "Slice axes");
+      if (!a)
+        return failure();
+      axes = *a;
+    }
+    if (c.hasInput(4)) {
+      auto st = requireInts(c, 4, "Slice steps");
+      if (!st)
+        return failure();
+      steps = *st;
+    }
+  }
+  if (axes.empty())
+    for (size_t i = 0; i < starts.size(); ++i)
+      axes.push_back(i);
+  if (steps.empty())
+    steps.assign(starts.size(), 1);
+  if (ends.size() != starts.size() || axes.size() != starts.size() ||
+      steps.size() != starts.size())
+    return c.fail("expected starts, ends, axes and steps of one length");
+  SmallVector<int64_t> outStarts(rank, 0), outLimits(xt.getShape()), outSteps(rank, 1);
+  for (size_t i = 0; i < starts.size(); ++i) {
+    auto axis = normalizeAxis(axes[i], rank);
+    if (failed(axis))
+      return c.fail("expected slice axes in range, got " + std::to_string(axes[i]));
+    int64_t dim = xt.getDimSize(*axis), step = steps[i];
+    if (step == 0)
+      return c.fail("expected non-zero slice steps");
+    int64_t start = starts[i], end = ends[i];
+    if (start < 0)
+      start += dim;
+    if (end < 0)
+      end += dim;
+    if (step > 0) {
+      start = std::clamp<int64_t>(start, 0, dim);
+      end = std::clamp<int64_t>(end, 0, dim);
+    } else {
+      start = std::clamp<int64_t>(start, -1, dim - 1);
+      end = std::clamp<int64_t>(end, -1, dim - 1);
+    }
+    int64_t size = step > 0 ? (end - start + step - 1) / step : (start - end - step - 1) / -step;
+    if (size <= 0) {
+      start = 0;
+      end = 0;
+      step = 1;
+    }
+    outStarts[*axis] = start;
+    outLimits[*axis] = end;
+    outSteps[*axis] = step;
+  }
+  return bindResult(c, c.make<SliceOp>(c.input(0), outStarts, outLimits, outSteps));
+}
+
+LogicalResult convertGather(NodeContext &c) {
+  Value indices = c.input(1);
+  auto it = c.inputType(1);
+  if (!it.getElementType().isInteger(32) && !it.getElementType().isInteger(64))
+    indices = c.cast(indices, c.builder().getI64Type());
+  auto axis = normalizeAxis(c.attrInt("axis", 0), c.inputType(0).getRank());
+  if (failed(axis))
+    return c.fail("expected an axis in range");
+  return bindResult(c, c.make<GatherOp>(c.input(0), indices, *axis));
+}
+
+LogicalResult convertGatherElements(NodeContext &c) {
+  auto axis = normalizeAxis(c.attrInt("axis", 0), c.inputType(0).getRank());
+  if (failed(axis))
+    return c.fail("expected an axis in range");
+  auto type = RankedTensorType::get(c.inputType(1).getShape(),
+                                    c.inputType(0).getElementType());
+  c.setOutput(0, c.makeTyped<GatherElementsOp>(type, c.input(0), c.input(1), *axis));
+  return success();
+}
+
+LogicalResult convertShape(NodeContext &c) {
+  auto shape = c.inputType(0).getShape();
+  int64_t rank = shape.size();
+  int64_t start = c.attrInt("start", 0), end = c.attrInt("end", rank);
+  if (start < 0)
+    start += rank;
+  if (end < 0)
+    end += rank;
+  start = std::clamp<int64_t>(start, 0, rank);
+  end = std::clamp<int64_t>(end, start, rank);
+  SmallVector<int64_t> dims(shape.begin() + start, shape.begin() + end);
+  c.setConstOutput(0, int64Tensor(dims, {(int64_t)dims.size()}));
+  return success();
+}
+
+LogicalResult convertSize(NodeContext &c) {
+  int64_t n = c.inputType(0).getNumElements();
+  c.setConstOutput(0, int64Tensor({n}, {}));
+  return success();
+}
+
+LogicalResult convertCast(NodeContext &c) {
+  int32_t to = c.attrInt("to", onnx::kUndefined);
+  Type element = elementTypeFor(c.context(), to);
+  if (!element)
+    return c.unsupported(Twine("Cast to ") + onnx::dataTypeName(to));
+  c.setOutput(0, c.cast(c.input(0), element));
+  return success();
+}
+
+LogicalResult convertCastLike(NodeContext &c) {
+  c.setOutput(0, c.cast(c.input(0), c.inputType(1).getElementType()));
+  return success();
+}
+
+LogicalResult convertConstant(NodeContext &c) {
+  if (const HostTensor *t = c.attrTensor("value")) {
+    if (!elementTypeFor(c.context(), t->dataType))
+      return c.unsupported(Twine("a constant of type ") + onnx::dataTypeName(t->dataType));
+    c.setConstOutput(0, *t);
+    return success();
+  }
+  HostTensor t;
+  if (c.hasAttr("value_float")) {
+    float v = c.attrFloat("value_float", 0);
+    t.dataType = onnx::kFloat;
+    t.bytes.assign(reinterpret_cast<const char *>(&v), 4);
+  } else if (c.hasAttr("value_int")) {
+    int64_t v = c.attrInt("value_int", 0);
+    t = int64Tensor({v}, {});
+  } else if (c.hasAttr("value_floats")) {
+    SmallVector<float> v = c.attrFloats("value_floats");
+    t.dataType = onnx::kFloat;
+    t.dims = {(int64_t)v.size()};
+    t.bytes.assign(reinterpret_cast<const char *>(v.data()), v.size() * 4);
+  } else if (c.hasAttr("value_ints")) {
+    SmallVector<int64_t> v = c.attrInts("value_ints");
+    t = int64Tensor(v, {(int64_t)v.size()});
+  } else {
+    return c.unsupported("a Constant without a numeric value (sparse or string)");
+  }
+  c.setConstOutput(0, t);
+  return success();
+}
+
+LogicalResult convertConstantOfShape(NodeContext &c) {
+  auto shape = requireInts(c, 0, "a ConstantOfShape shape");
+  if (!shape)
+    return failure();
+  HostTensor t;
+  t.dims.assign(shape->begin(), shape->end());
+  if (const HostTensor *value = c.attrTensor("value")) {
+    if (value->numElements() != 1)
+      return c.fail("expected a one-element value");
+    t.dataType = value->dataType;
+    for (int64_t i = 0; i < t.numElements(); ++i)
+      t.bytes += value->bytes;
+  } else {
+    t.dataType = onnx::kFloat;
+    t.bytes.assign(t.numElements() * 4, '\0');
+  }
+  if (!elementTypeFor(c.context(), t.dataType))
+    return c.unsupported(Twine("a constant of type ") + onnx::dataTypeName(t.dataType));
+  c.setConstOutput(0, t);
+  return success();
+}
+
+LogicalResult convertExpand(NodeContext &c) {
+  auto shape = requireInts(c, 1, "an Expand shape");
+  if (!shape)
+    return failure();
+  auto xt = c.inputType(0);
+  auto out = broadcastShapes(xt.getShape(), *shape);
+  if (failed(out))
+    return c.fail("expected a shape the input broadcasts with");
+  c.setOutput(0, c.makeTyped<BroadcastOp>(RankedTensorType::get(*out, xt.getElementType()),
+                                          c.input(0)));
+  return success();
+}
+
+LogicalResult convertWhere(NodeContext &c) {
+  return bindResult(c, c.make<SelectOp>(c.input(0), c.input(1), c.input(2)));
+}
+
+// Range: all three inputs are scalars; with constants the result is one too.
+LogicalResult convertRange(NodeContext &c) {
+  auto start = c.constDoubles(0), limit = c.constDoubles(1), delta = c.constDoubles(2);
+  if (!start || !limit || !delta)
+    return c.unsupported("Range with bounds computed at run time");
+  double s = (*start)[0], l = (*limit)[0], d = (*delta)[0];
+  if (d == 0)
+    return c.fail("expected a non-zero delta");
+  int64_t n = std::max<int64_t>(0, (int64_t)std::ceil((l - s) / d));
+  HostTensor t;
+  t.dataType = c.constInput(0)->dataType;
+  t.dims = {n};
+  for (int64_t i = 0; i < n; ++i) {
+    double v = s + i * d;
+    auto put = [&](auto x) { t.bytes.append(reinterpret_cast<const char *>(&x), sizeof(x)); };
+    switch (t.dataType) {
+    case onnx::kFloat: put((float)((float)s + (float)i * (float)d)); break;
+    case onnx::kDouble: put(v); break;
+    case onnx::kInt32: put((int32_t)v); break;
+    case onnx::kInt16: put((int16_t)v); break;
+    case onnx::kInt64: put((int64_t)((int64_t)s + i * (int64_t)d)); break;
+    default: return c.unsupported(Twine("Range of ") + onnx::dataTypeName(t.dataType));
+    }
+  }
+  c.setConstOutput(0, t);
+  return success();
+}
+
+LogicalResult convertTile(NodeContext &c) {
+  auto repeats = requireInts(c, 1, "Tile repeats");
+  if (!repeats)
+    return failure();
+  auto xt = c.inputType(0);
+  if ((int64_t)repeats->size() != xt.getRank())
+    return c.fail("expected " + std::to_string(xt.getRank()) + " repeats");
+  SmallVector<int64_t> shape;
+  for (int64_t i = 0; i < xt.getRank(); ++i) {
+    if ((*repeats)[i] < 0)
+      return c.fail("expected non-negative repeats");
+    shape.push_back(xt.getDimSize(i) * (*repeats)[i]);
+  }
+  c.setOutput(0, c.makeTyped<TileOp>(RankedTensorType::get(shape, xt.getElementType()),
+                                     c.input(0)));
+  return success();
+}
+
+LogicalResult convertPad(NodeContext &c) {
+  auto xt = c.inputType(0);
+  int64_t rank = xt.getRank();
+  SmallVector<int64_t> pads;
+  double value = 0;
+  if (c.opset() < 11) {
+    pads = c.attrInts("pads");
+    value = c.attrFloat("value", 0.0f);
+  } else {
+    auto p = requireInts(c, 1, "Pad pads");
+    if (!p)
+      return failure();
+    pads = *p;
+    if (c.hasInput(2)) {
+      auto v = c.constDoubles(2);
+      if (!v)
+        return c.unsupported("a Pad value computed at run time");
+      value = v->empty() ? 0 : (*v)[0];
+    }
+    if (c.hasInput(3)) {
+      auto axes = requireInts(c, 3, "Pad axes");
+      if (!axes)
+        return failure();
+      SmallVector<int64_t> full(2 * rank, 0);
+      if (pads.size() != 2 * axes->size())
+        return c.fail("expected two pads per axis");
+      for (size_t i = 0; i < axes->size(); ++i) {
+        auto a = normalizeAxis((*axes)[i], rank);
+        if (failed(a))
+          return c.fail("expected pad axes in range");
+        full[*a] = pads[i];
+        full[rank + *a] = pads[axes->size() + i];
+      }
+      pads = full;
+    }
+  }
+  std::string mode = c.attrString("mode", "constant");
+  if (mode == "wrap")
+    return c.unsupported("Pad mode 'wrap'");
+  return bindResult(c, c.make<PadOp>(c.input(0), c.builder().getDenseI64ArrayAttr(pads), c.builder().getStringAttr(mode),
+                                    c.builder().getF64FloatAttr(value)));
+}
+
+LogicalResult convertTrilu(NodeContext &c) {
+  int64_t k = 0;
+  if (c.hasInput(1)) {
+    auto kv = requireInts(c, 1, "a Trilu diagonal");
+    if (!kv)
+      return failure();
+    k = kv->empty() ? 0 : (*kv)[0];
+  }
+  if (c.inputType(0).getRank() < 2)
+    return c.fail("expected an input of rank >= 2");
+  c.setOutput(0, c.builder().create<TriluOp>(c.loc, c.input(0), c.attrInt("upper", 1) != 0, k));
+  return success();
+}
+
+LogicalResult convertDepthToSpace(NodeContext &c) {
+  auto xt = c.inputType(0);
+  int64_t b = c.attrInt("blocksize", 0);
+  if (xt.getRank() != 4 || b < 1 || xt.getDimSize(1) % (b * b) != 0)
+    return c.fail("expected a 4-D input whose channels divide by blocksize^2");
+  auto type = RankedTensorType::get({xt.getDimSize(0), xt.getDimSize(1) / (b * b),
+                                     xt.getDimSize(2) * b, xt.getDimSize(3) * b},
+                                    xt.getElementType());
+  c.setOutput(0, c.makeTyped<DepthToSpaceOp>(type, c.input(0), b,
+                                             c.attrString("mode", "DCR") == "CRD"));
+  return success();
+}
+
+LogicalResult convertSpaceToDepth(NodeContext &c) {
+  auto xt = c.inputType(0);
+  int64_t b = c.attrInt("blocksize", 0);
+  if (xt.getRank() != 4 || b < 1 || xt.getDimSize(2) % b != 0 || xt.getDimSize(3) % b != 0)
+    return c.fail("expected a 4-D input whose spatial dims divide by blocksize");
+  auto type = RankedTensorType::get({xt.getDimSize(0), xt.getDimSize(1) * b * b,
+                                     xt.getDimSize(2) / b, xt.getDimSize(3) / b},
+                                    xt.getElementType());
+  c.setOutput(0, c.makeTyped<SpaceToDepthOp>(type, c.input(0), b));
+  return success();
+}
+
+} // namespace
+
+void mlir::tract::registerTensorConverters(ConverterTable &t) {
+  t.add("Identity", 1, convertIdentity);
+  t.add("Reshape", 1, convertReshape);
+  t.add("Flatten", 1, convertFlatten);
+  t.add("Squeeze", 1, convertSqueeze);
+  t.add("Unsqueeze", 1, convertUnsqueeze);
+  t.add("Transpose", 1, convertTranspose);
+  t.add("Concat", 1, convertConcat);
+  t.add("Split", 2, convertSplit);
+  t.add("Slice", 1, convertSlice);
+  t.add("Gather", 1, convertGather);
+  t.add("GatherElements", 11, convertGatherElements);
+  t.add("Shape", 1, convertShape);
+  t.add("Size", 1, convertSize);
+  t.add("Cast", 6, convertCast);
+  t.add("CastLike", 15, convertCastLike);
+  t.add("Constant", 1, convertConstant);
+  t.add("ConstantOfShape", 9, convertConstantOfShape);
+  t.add("Expand", 8, convertExpand);
+  t.add("Where", 9, convertWhere);
+  t.add("Range", 11, convertRange);
+  t.add("Tile", 6, convertTile);
+  t.add("Pad", 2, convertPad);
+  t.add("Trilu", 14, convertTrilu);
+  t.add("DepthToSpace", 1, convertDepthToSpace);
+  t.add("SpaceToDepth", 1, convertSpaceToDepth);
+}

@@ -1,0 +1,9 @@
+//===- TractDialect.h - tract dialect declaration -----------------*- C++ -*-===//
+#ifndef TRACT_IR_TRACTDIALECT_H
+#define TRACT_IR_TRACTDIALECT_H
+
+#include "mlir/IR/Dialect.h"
+
+#include "dialects/tract/IR/TractDialect.h.inc"
+
+#endif // TRACT_IR_TRACTDIALECT_H

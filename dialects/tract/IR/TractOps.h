@@ -1,0 +1,25 @@
+//===- TractOps.h - tract dialect ops -----------------------------*- C++ -*-===//
+#ifndef TRACT_IR_TRACTOPS_H
+#define TRACT_IR_TRACTOPS_H
+
+#include "dialects/tract/IR/TractDialect.h"
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#define GET_OP_CLASSES
+#include "dialects/tract/IR/TractOps.h.inc"
+
+namespace mlir::tract {
+/// Numpy broadcasting of two static shapes; fails when a pair of dims is
+/// neither equal nor 1.
+FailureOr<SmallVector<int64_t>> broadcastShapes(ArrayRef<int64_t> a,
+                                                ArrayRef<int64_t> b);
+/// Maps a possibly negative axis into [0, rank); fails when out of range.
+FailureOr<int64_t> normalizeAxis(int64_t axis, int64_t rank);
+} // namespace mlir::tract
+
+#endif // TRACT_IR_TRACTOPS_H

@@ -1,0 +1,397 @@
+//===- TractOps.td - tract dialect ops ---------------------*- tablegen -*-===//
+//
+// Graph-level core op set. ONNX ops that are sugar (Gemm, BatchNormalization,
+// Flatten, Squeeze, Split, GlobalAveragePool, ...) expand into these in the
+// importer, as tract's ONNX front end does.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TRACT_OPS_TD
+#define TRACT_OPS_TD
+
+include "dialects/tract/IR/TractBase.td"
+
+//===----------------------------------------------------------------------===//
+// Operator: const
+//===----------------------------------------------------------------------===//
+def Tract_ConstOp : Tract_Op<"const", [ConstantLike, Pure,
+    AllTypesMatch<["value", "output"]>]> {
+  let summary = "constant tensor (weights live in dense resources)";
+  let description = [{
+    Example:
+    ```mlir
+    %w = tract.const dense_resource<conv1.weight> : tensor<64x3x7x7xf32>
+    ```
+  }];
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs Tract_Tensor:$output);
+  let assemblyFormat = "attr-dict $value";
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise unary (same type)
+//===----------------------------------------------------------------------===//
+def Tract_NegOp : Tract_UnaryOp<"neg", "y = -x">;
+def Tract_AbsOp : Tract_UnaryOp<"abs", "y = |x|">;
+def Tract_SqrtOp : Tract_UnaryOp<"sqrt", "y = sqrt(x)">;
+def Tract_ExpOp : Tract_UnaryOp<"exp", "y = e^x">;
+def Tract_LogOp : Tract_UnaryOp<"log", "y = ln(x)">;
+def Tract_ErfOp : Tract_UnaryOp<"erf", "Gauss error function">;
+def Tract_ReluOp : Tract_UnaryOp<"relu", "y = max(x, 0)">;
+def Tract_SigmoidOp : Tract_UnaryOp<"sigmoid", "y = 1 / (1 + e^-x)">;
+def Tract_TanhOp : Tract_UnaryOp<"tanh", "hyperbolic tangent">;
+def Tract_FloorOp : Tract_UnaryOp<"floor", "round toward -inf">;
+def Tract_CeilOp : Tract_UnaryOp<"ceil", "round toward +inf">;
+def Tract_RoundOp : Tract_UnaryOp<"round", "round half to even">;
+def Tract_SinOp : Tract_UnaryOp<"sin", "sine">;
+def Tract_CosOp : Tract_UnaryOp<"cos", "cosine">;
+def Tract_TanOp : Tract_UnaryOp<"tan", "tangent">;
+def Tract_AsinOp : Tract_UnaryOp<"asin", "arc sine">;
+def Tract_AcosOp : Tract_UnaryOp<"acos", "arc cosine">;
+def Tract_AtanOp : Tract_UnaryOp<"atan", "arc tangent">;
+def Tract_SinhOp : Tract_UnaryOp<"sinh", "hyperbolic sine">;
+def Tract_CoshOp : Tract_UnaryOp<"cosh", "hyperbolic cosine">;
+def Tract_AsinhOp : Tract_UnaryOp<"asinh", "inverse hyperbolic sine">;
+def Tract_AcoshOp : Tract_UnaryOp<"acosh", "inverse hyperbolic cosine">;
+def Tract_AtanhOp : Tract_UnaryOp<"atanh", "inverse hyperbolic tangent">;
+def Tract_ReciprocalOp : Tract_UnaryOp<"reciprocal", "y = 1 / x">;
+def Tract_SignOp : Tract_UnaryOp<"sign", "y = -1, 0 or 1">;
+def Tract_SoftplusOp : Tract_UnaryOp<"softplus", "y = ln(1 + e^x)">;
+def Tract_SoftsignOp : Tract_UnaryOp<"softsign", "y = x / (1 + |x|)">;
+def Tract_NotOp : Tract_UnaryOp<"not", "logical not (i1)">;
+def Tract_HardSwishOp : Tract_UnaryOp<"hard_swish", "y = x * max(0, min(1, x/6 + 1/2))">;
+def Tract_MishOp : Tract_UnaryOp<"mish", "y = x * tanh(softplus(x))">;
+
+//===----------------------------------------------------------------------===//
+// Elementwise unary with parameters
+//===----------------------------------------------------------------------===//
+def Tract_LeakyReluOp : Tract_UnaryParamOp<"leaky_relu", "y = x < 0 ? alpha * x : x",
+    (ins F32Attr:$alpha)>;
+def Tract_HardSigmoidOp : Tract_UnaryParamOp<"hard_sigmoid",
+    "y = max(0, min(1, alpha * x + beta))", (ins F32Attr:$alpha, F32Attr:$beta)>;
+def Tract_ClipOp : Tract_UnaryParamOp<"clip", [{
+    y = min(max(x, min), max). Bounds are f64 so that every element type is
+    exact; the importer folds ONNX's optional bound tensors into them.
+  }], (ins F64Attr:$min, F64Attr:$max)>;
+def Tract_EluOp : Tract_UnaryParamOp<"elu", "y = x < 0 ? alpha * (e^x - 1) : x",
+    (ins F32Attr:$alpha)>;
+def Tract_SeluOp : Tract_UnaryParamOp<"selu",
+    "y = gamma * (x <= 0 ? alpha * (e^x - 1) : x)", (ins F32Attr:$alpha, F32Attr:$gamma)>;
+def Tract_CeluOp : Tract_UnaryParamOp<"celu",
+    "y = max(0, x) + min(0, alpha * (e^(x/alpha) - 1))", (ins F32Attr:$alpha)>;
+def Tract_ThresholdedReluOp : Tract_UnaryParamOp<"thresholded_relu",
+    "y = x > alpha ? x : 0", (ins F32Attr:$alpha)>;
+def Tract_ShrinkOp : Tract_UnaryParamOp<"shrink",
+    "y = x < -lambd ? x + bias : (x > lambd ? x - bias : 0)",
+    (ins F32Attr:$bias, F32Attr:$lambd)>;
+
+//===----------------------------------------------------------------------===//
+// Elementwise predicates
+//===----------------------------------------------------------------------===//
+def Tract_IsNanOp : Tract_UnaryPredicateOp<"is_nan", "y = x != x">;
+def Tract_IsInfOp : Tract_UnaryPredicateOp<"is_inf", "y = x is +inf/-inf (as selected)",
+    (ins BoolAttr:$detect_positive, BoolAttr:$detect_negative)>;
+
+//===----------------------------------------------------------------------===//
+// Elementwise binary (numpy broadcasting)
+//===----------------------------------------------------------------------===//
+def Tract_AddOp : Tract_BinaryOp<"add", "y = a + b", [Commutative]>;
+def Tract_SubOp : Tract_BinaryOp<"sub", "y = a - b">;
+def Tract_MulOp : Tract_BinaryOp<"mul", "y = a * b", [Commutative]>;
+def Tract_DivOp : Tract_BinaryOp<"div", "y = a / b (integers truncate; x / 0 = 0)">;
+def Tract_PowOp : Tract_BinaryOp<"pow", "y = a ^ b (b may have another element type)">;
+def Tract_MaxOp : Tract_BinaryOp<"max", "y = max(a, b)", [Commutative]>;
+def Tract_MinOp : Tract_BinaryOp<"min", "y = min(a, b)", [Commutative]>;
+def Tract_ModOp : Tract_BinaryOp<"mod", "remainder with the sign of the divisor">;
+def Tract_FModOp : Tract_BinaryOp<"fmod", "remainder with the sign of the dividend">;
+def Tract_PReluOp : Tract_BinaryOp<"prelu", "y = a < 0 ? a * b : a">;
+def Tract_ShiftLeftOp : Tract_BinaryOp<"shift_left", "y = a << b (unsigned)">;
+def Tract_ShiftRightOp : Tract_BinaryOp<"shift_right", "y = a >> b (unsigned)">;
+def Tract_AndOp : Tract_BinaryOp<"and", "logical and (i1)", [Commutative]>;
+def Tract_OrOp : Tract_BinaryOp<"or", "logical or (i1)", [Commutative]>;
+def Tract_XorOp : Tract_BinaryOp<"xor", "logical xor (i1)", [Commutative]>;
+
+def Tract_EqualOp : Tract_CompareOp<"equal", "y = a == b (i1)">;
+def Tract_LessOp : Tract_CompareOp<"less", "y = a < b (i1)">;
+def Tract_GreaterOp : Tract_CompareOp<"greater", "y = a > b (i1)">;
+def Tract_LessEqualOp : Tract_CompareOp<"less_equal", "y = a <= b (i1)">;
+def Tract_GreaterEqualOp : Tract_CompareOp<"greater_equal", "y = a >= b (i1)">;
+
+//===----------------------------------------------------------------------===//
+// Operator: select
+//===----------------------------------------------------------------------===//
+def Tract_SelectOp : Tract_Op<"select", [Pure, InferTypeOpAdaptor]> {
+  let summary = "y = cond ? a : b, with broadcasting (ONNX Where)";
+  let arguments = (ins RankedTensorOf<[I1]>:$cond, Tract_Tensor:$lhs, Tract_Tensor:$rhs);
+  let results = (outs Tract_Tensor:$output);
+  let assemblyFormat = "$cond `,` $lhs `,` $rhs attr-dict `:` type($cond) `,` "
+                       "type($lhs) `,` type($rhs) `->` type($output)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Operator: broadcast
+//===----------------------------------------------------------------------===//
+def Tract_BroadcastOp : Tract_Op<"broadcast", [Pure]> {
+  let summary = "broadcast to the result shape (ONNX Expand)";
+  let arguments = (ins Tract_Tensor:$input);
+  let results = (outs Tract_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Operator: matmul
+//===----------------------------------------------------------------------===//
+def Tract_MatMulOp : Tract_Op<"matmul", [Pure, InferTypeOpAdaptor]> {
+  let summary = "batched matrix product, batch dims broadcast";
+  let description = [{
+    Both operands have rank >= 2; the two last dims are the matrix (after the
+    optional transposition), the others broadcast like numpy.
+    ```mlir
+    %c = tract.matmul %a, %b {transpose_b} : tensor<4x8xf32>, tensor<16x8xf32> -> tensor<4x16xf32>
+    ```
+  }];
+  let arguments = (ins Tract_Tensor:$lhs, Tract_Tensor:$rhs,
+                       UnitAttr:$transpose_a, UnitAttr:$transpose_b);
+  let results = (outs Tract_Tensor:$output);
+  let assemblyFormat =
+      "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($output)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Operator: conv
+//===----------------------------------------------------------------------===//
+def Tract_ConvOp : Tract_Op<"conv", [Pure, InferTypeOpAdaptor]> {
+  let summary = "N-d grouped, dilated convolution (NC + spatial layout)";
+  let description = [{
+    `pads` holds the begin pads of every spatial axis then the end pads.
+    ```mlir
+    %y = tract.conv %x, %w, %b {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>,
+        pads = array<i64: 3, 3, 3, 3>, group = 1}
+        : (tensor<1x3x224x224xf32>, tensor<64x3x7x7xf32>, tensor<64xf32>) -> tensor<1x64x112x112xf32>
+    ```
+  }];
+  let arguments = (ins Tract_FloatTensor:$input, Tract_FloatTensor:$weight,
+                       Optional<Tract_FloatTensor>:$bias,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$dilations,
+                       DenseI64ArrayAttr:$pads, Tract_I64Attr:$group);
+  let results = (outs Tract_FloatTensor:$output);
+  let assemblyFormat = "$input `,` $weight (`,` $bias^)? attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Operator: conv_transpose
+//===----------------------------------------------------------------------===//
+def Tract_ConvTransposeOp : Tract_Op<"conv_transpose", [Pure, InferTypeOpAdaptor]> {
+  let summary = "N-d transposed convolution (weights [C_in, C_out/group, k...])";
+  let description = [{
+    Output size per axis: stride * (in - 1) + output_padding + (k - 1) * dilation + 1
+    - pad_begin - pad_end.
+  }];
+  let arguments = (ins Tract_FloatTensor:$input, Tract_FloatTensor:$weight,
+                       Optional<Tract_FloatTensor>:$bias,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$dilations,
+                       DenseI64ArrayAttr:$pads, DenseI64ArrayAttr:$output_padding,
+                       Tract_I64Attr:$group);
+  let results = (outs Tract_FloatTensor:$output);
+  let assemblyFormat = "$input `,` $weight (`,` $bias^)? attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Pooling
+//===----------------------------------------------------------------------===//
+def Tract_MaxPoolOp : Tract_PoolOp<"max_pool", "max over in-bounds window taps">;
+def Tract_AvgPoolOp : Tract_PoolOp<"avg_pool", [{
+    mean over the window; with count_include_pad the divisor counts padding taps.
+  }], (ins DefaultValuedAttr<BoolAttr, "false">:$count_include_pad)>;
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+def Tract_ReduceSumOp : Tract_ReduceOp<"reduce_sum", "sum">;
+def Tract_ReduceMeanOp : Tract_ReduceOp<"reduce_mean", "arithmetic mean">;
+def Tract_ReduceMaxOp : Tract_ReduceOp<"reduce_max", "maximum">;
+def Tract_ReduceMinOp : Tract_ReduceOp<"reduce_min", "minimum">;
+def Tract_ReduceProdOp : Tract_ReduceOp<"reduce_prod", "product">;
+def Tract_ReduceSumSquareOp : Tract_ReduceOp<"reduce_sum_square", "sum of squares">;
+def Tract_ReduceL1Op : Tract_ReduceOp<"reduce_l1", "sum of absolute values">;
+def Tract_ReduceL2Op : Tract_ReduceOp<"reduce_l2", "euclidean norm">;
+def Tract_ReduceLogSumOp : Tract_ReduceOp<"reduce_log_sum", "ln(sum)">;
+def Tract_ReduceLogSumExpOp : Tract_ReduceOp<"reduce_log_sum_exp", "ln(sum(e^x)), stable">;
+
+//===----------------------------------------------------------------------===//
+// Operator: arg_max / arg_min
+//===----------------------------------------------------------------------===//
+class Tract_ArgReduceOp<string mnemonic> : Tract_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+  let summary = "index of the extreme value along `axis` (i64)";
+  let arguments = (ins Tract_Tensor:$input, Tract_I64Attr:$axis,
+                       DefaultValuedAttr<BoolAttr, "true">:$keep_dims,
+                       DefaultValuedAttr<BoolAttr, "false">:$select_last_index);
+  let results = (outs RankedTensorOf<[I64]>:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
+def Tract_ArgMaxOp : Tract_ArgReduceOp<"arg_max">;
+def Tract_ArgMinOp : Tract_ArgReduceOp<"arg_min">;
+
+//===----------------------------------------------------------------------===//
+// Operator: cumsum
+//===----------------------------------------------------------------------===//
+def Tract_CumSumOp : Tract_Op<"cumsum", [Pure, SameOperandsAndResultType]> {
+  let summary = "cumulative sum along `axis`";
+  let arguments = (ins Tract_Tensor:$input, Tract_I64Attr:$axis,
+                       DefaultValuedAttr<BoolAttr, "false">:$exclusive,
+                       DefaultValuedAttr<BoolAttr, "false">:$reverse);
+  let results = (outs Tract_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($output)";
+}
+
+//===----------------------------------------------------------------------===//
+// Softmax family and normalisations (composite ops kept for fusion)
+//===----------------------------------------------------------------------===//
+def Tract_SoftmaxOp : Tract_AxisNormOp<"softmax", "e^x / sum(e^x) along axis">;
+def Tract_LogSoftmaxOp : Tract_AxisNormOp<"log_softmax", "x - ln(sum(e^x)) along axis">;
+def Tract_HardmaxOp : Tract_AxisNormOp<"hardmax", "one-hot of the first maximum along axis">;
+
+def Tract_LayerNormOp : Tract_Op<"layer_norm", [Pure]> {
+  let summary = "normalise over the axes from `axis` on, then scale and shift";
+  let arguments = (ins Tract_FloatTensor:$input, Tract_FloatTensor:$scale,
+                       Optional<Tract_FloatTensor>:$bias, Tract_I64Attr:$axis, F32Attr:$epsilon);
+  let results = (outs Tract_FloatTensor:$output);
+  let assemblyFormat = "$input `,` $scale (`,` $bias^)? attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Tract_InstanceNormOp : Tract_Op<"instance_norm", [Pure]> {
+  let summary = "normalise each (n, c) plane, then per-channel scale and shift";
+  let arguments = (ins Tract_FloatTensor:$input, Tract_FloatTensor:$scale,
+                       Tract_FloatTensor:$bias, F32Attr:$epsilon);
+  let results = (outs Tract_FloatTensor:$output);
+  let assemblyFormat = "$input `,` $scale `,` $bias attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Tract_LrnOp : Tract_Op<"lrn", [Pure, SameOperandsAndResultType]> {
+  let summary = "local response normalisation across channels";
+  let arguments = (ins Tract_FloatTensor:$input, Tract_I64Attr:$size, F32Attr:$alpha,
+                       F32Attr:$beta, F32Attr:$bias);
+  let results = (outs Tract_FloatTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($output)";
+}
+
+//===----------------------------------------------------------------------===//
+// Data movement
+//===----------------------------------------------------------------------===//
+def Tract_ReshapeOp : Tract_Op<"reshape", [Pure]> {
+  let summary = "same elements, new static shape";
+  let arguments = (ins Tract_Tensor:$input);
+  let results = (outs Tract_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Tract_TransposeOp : Tract_Op<"transpose", [Pure, InferTypeOpAdaptor]> {
+  let summary = "permute dims: output dim i is input dim perm[i]";
+  let arguments = (ins Tract_Tensor:$input, DenseI64ArrayAttr:$perm);
+  let results = (outs Tract_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Tract_ConcatOp : Tract_Op<"concat", [Pure, InferTypeOpAdaptor]> {
+  let summary = "join tensors along `axis`";
+  let arguments = (ins Variadic<Tract_Tensor>:$inputs, Tract_I64Attr:$axis);
+  let results = (outs Tract_Tensor:$output);
+  let assemblyFormat = "$inputs attr-dict `:` functional-type($inputs, results)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Tract_SliceOp : Tract_Op<"slice", [Pure, InferTypeOpAdaptor]> {
+  let summary = "strided window: output index i reads input starts + i * steps";
+  let description = [{
+    One entry per input dim in `starts`, `limits` (exclusive) and `steps`, all
+    already clamped by the importer, so the output size is
+    max(0, ceil((limit - start) / step)).
+  }];
+  let arguments = (ins Tract_Tensor:$input, DenseI64ArrayAttr:$starts,
+                       DenseI64ArrayAttr:$limits, DenseI64ArrayAttr:$steps);
+  let results = (outs Tract_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Tract_GatherOp : Tract_Op<"gather", [Pure, InferTypeOpAdaptor]> {
+  let summary = "take slices along `axis` at `indices` (negative wraps)";
+  let arguments = (ins Tract_Tensor:$input, Tract_IndexTensor:$indices, Tract_I64Attr:$axis);
+  let results = (outs Tract_Tensor:$output);
+  let assemblyFormat = "$input `,` $indices attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Tract_GatherElementsOp : Tract_Op<"gather_elements", [Pure]> {
+  let summary = "y[i..] = x[i.. with dim `axis` replaced by indices[i..]]";
+  let arguments = (ins Tract_Tensor:$input, Tract_IndexTensor:$indices, Tract_I64Attr:$axis);
+  let results = (outs Tract_Tensor:$output);
+  let assemblyFormat = "$input `,` $indices attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Tract_CastOp : Tract_Op<"cast", [Pure, SameOperandsAndResultShape]> {
+  let summary = "element type conversion (float to int truncates, saturates)";
+  let arguments = (ins Tract_Tensor:$input);
+  let results = (outs Tract_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let hasFolder = 1;
+}
+
+def Tract_PadOp : Tract_Op<"pad", [Pure, InferTypeOpAdaptor]> {
+  let summary = "pad (or crop, with negative pads) every dim";
+  let arguments = (ins Tract_Tensor:$input, DenseI64ArrayAttr:$pads,
+                       DefaultValuedAttr<StrAttr, "\"constant\"">:$mode,
+                       DefaultValuedAttr<F64Attr, "0.0">:$value);
+  let results = (outs Tract_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let hasVerifier = 1;
+}
+
+def Tract_TileOp : Tract_Op<"tile", [Pure]> {
+  let summary = "repeat the input; every output dim is a multiple of the input's";
+  let arguments = (ins Tract_Tensor:$input);
+  let results = (outs Tract_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let hasVerifier = 1;
+}
+
+def Tract_TriluOp : Tract_Op<"trilu", [Pure, SameOperandsAndResultType]> {
+  let summary = "keep the upper or lower triangle (diagonal offset k) of the last two dims";
+  let arguments = (ins Tract_Tensor:$input, BoolAttr:$upper, Tract_I64Attr:$k);
+  let results = (outs Tract_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($output)";
+}
+
+def Tract_DepthToSpaceOp : Tract_Op<"depth_to_space", [Pure]> {
+  let summary = "move channel blocks into spatial blocks (DCR or CRD order)";
+  let arguments = (ins Tract_Tensor:$input, Tract_I64Attr:$blocksize, BoolAttr:$crd);
+  let results = (outs Tract_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
+
+def Tract_SpaceToDepthOp : Tract_Op<"space_to_depth", [Pure]> {
+  let summary = "move spatial blocks into channels";
+  let arguments = (ins Tract_Tensor:$input, Tract_I64Attr:$blocksize);
+  let results = (outs Tract_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
+
+#endif // TRACT_OPS_TD

@@ -1,0 +1,246 @@
+// tract runtime: shared definitions and helpers for the reference kernels.
+//
+// Header-only, C++17, no heap, no exceptions, no RTTI, no static constructors.
+// Shapes and strides are `const int64_t*` with an explicit rank; strides are in
+// elements and a stride of 0 broadcasts that dimension.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+namespace tract {
+namespace rt {
+
+// Bumped whenever a kernel signature in API.md changes incompatibly.
+constexpr int kAbiVersion = 1;
+// Largest rank the N-d kernels accept (larger ranks are a no-op).
+constexpr int kMaxRank = 8;
+
+inline int64_t num_elements(const int64_t* shape, int rank) {
+  int64_t n = 1;
+  for (int i = 0; i < rank; ++i)
+    n *= shape[i];
+  return n;
+}
+
+// Row-major (C order) strides of `shape`, in elements.
+inline void contiguous_strides(const int64_t* shape, int rank,
+                               int64_t* strides) {
+  int64_t s = 1;
+  for (int i = rank - 1; i >= 0; --i) {
+    strides[i] = s;
+    s *= shape[i];
+  }
+}
+
+// Advances the row-major index `idx` over `shape` by one element. Returns
+// false (with idx back at all zeros) after the last element.
+inline bool next_index(int64_t* idx, const int64_t* shape, int rank) {
+  for (int d = rank - 1; d >= 0; --d) {
+    if (++idx[d] < shape[d])
+      return true;
+    idx[d] = 0;
+  }
+  return false;
+}
+
+namespace detail {
+
+// Blocks template argument deduction, so optional pointer arguments (bias,
+// scale) accept a bare `nullptr` while T is deduced from the others.
+template <class T> struct type_identity { using type = T; };
+template <class T> using nodeduce_t = typename type_identity<T>::type;
+
+template <class T> constexpr T min_(T a, T b) { return b < a ? b : a; }
+template <class T> constexpr T max_(T a, T b) { return a < b ? b : a; }
+
+// Floor / ceil division for a positive divisor (C++ `/` truncates).
+constexpr int64_t floor_div(int64_t a, int64_t b) {
+  return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+constexpr int64_t ceil_div(int64_t a, int64_t b) { return -floor_div(-a, b); }
+
+template <class T>
+constexpr bool is_int_v = std::is_integral<T>::value && !std::is_same<T, bool>::value;
+
+// Unsigned type at least as wide as `unsigned int`, used for wrapping integer
+// arithmetic without signed overflow (UB) or promotion to signed int.
+template <class T, bool = std::is_integral<T>::value> struct wrap_uint {
+  using type = T; // not an integer type; never used for arithmetic
+};
+template <class T> struct wrap_uint<T, true> {
+  using U = typename std::make_unsigned<typename std::conditional<
+      std::is_same<T, bool>::value, unsigned char, T>::type>::type;
+  using type = typename std::conditional<(sizeof(U) < sizeof(unsigned)),
+                                         unsigned, U>::type;
+};
+template <class T> using wrap_uint_t = typename wrap_uint<T>::type;
+
+template <class T> inline T wrap_add(T a, T b) {
+  if constexpr (std::is_integral<T>::value) {
+    using U = wrap_uint_t<T>;
+    return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+  } else {
+    return a + b;
+  }
+}
+template <class T> inline T wrap_sub(T a, T b) {
+  if constexpr (std::is_integral<T>::value) {
+    using U = wrap_uint_t<T>;
+    return static_cast<T>(static_cast<U>(a) - static_cast<U>(b));
+  } else {
+    return a - b;
+  }
+}
+template <class T> inline T wrap_mul(T a, T b) {
+  if constexpr (std::is_integral<T>::value) {
+    using U = wrap_uint_t<T>;
+    return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
+  } else {
+    return a * b;
+  }
+}
+// acc + a * b, wrapping for integers.
+template <class T> inline T madd(T acc, T a, T b) {
+  if constexpr (std::is_integral<T>::value)
+    return wrap_add(acc, wrap_mul(a, b));
+  else
+    return acc + a * b;
+}
+
+template <class T> inline bool is_nan(T x) {
+  if constexpr (std::is_floating_point<T>::value)
+    return std::isnan(x);
+  else
+    return false;
+}
+
+constexpr double pow2(int e) {
+  double r = 1.0;
+  for (int i = 0; i < e; ++i)
+    r *= 2.0;
+  return r;
+}
+
+// Floating -> integer conversion that never invokes UB: truncates toward zero,
+// NaN -> 0, out-of-range saturates. For bool: `v != 0` (NaN is true).
+template <class T> inline T float_to_int(double v) {
+  if constexpr (std::is_same<T, bool>::value) {
+    return v != 0.0;
+  } else {
+    constexpr double hi = pow2(std::numeric_limits<T>::digits);
+    if (std::isnan(v))
+      return T(0);
+    if (v >= hi)
+      return std::numeric_limits<T>::max();
+    if constexpr (std::is_signed<T>::value) {
+      if (v <= -hi)
+        return std::numeric_limits<T>::lowest();
+    } else {
+      if (v <= 0.0)
+        return T(0);
+    }
+    return static_cast<T>(v);
+  }
+}
+
+// Applies a floating-point function `g` to x: directly for float/double, and
+// through double with a saturating conversion back for integer types.
+template <class T, class G> inline T via_float(T x, G g) {
+  if constexpr (std::is_floating_point<T>::value)
+    return static_cast<T>(g(x));
+  else
+    return float_to_int<T>(static_cast<double>(g(static_cast<double>(x))));
+}
+
+template <class T> constexpr T lowest_or_neg_inf() {
+  if constexpr (std::numeric_limits<T>::has_infinity)
+    return -std::numeric_limits<T>::infinity();
+  else
+    return std::numeric_limits<T>::lowest();
+}
+template <class T> constexpr T max_or_inf() {
+  if constexpr (std::numeric_limits<T>::has_infinity)
+    return std::numeric_limits<T>::infinity();
+  else
+    return std::numeric_limits<T>::max();
+}
+
+// Walks the row-major iteration space `shape` (rank <= kMaxRank) with K
+// strided operands, calling
+//   f(pos, off, len, inc)
+// once per innermost row, where `pos` is the row-major linear index of the
+// row's first element (the offset into any contiguous operand of that shape),
+// off[k] the offset of operand k, len the row length and inc[k] operand k's
+// stride along the row. Size-1 dimensions are dropped and dimensions that are
+// contiguous for every operand are merged, so rows are as long as possible and
+// outer indices step incrementally (no division per element). An empty shape
+// makes no call; rank 0 makes one call with len 1.
+template <int K, class F>
+inline void for_each_row(const int64_t* shape, int rank,
+                         const int64_t* const* strides, F&& f) {
+  for (int d = 0; d < rank; ++d)
+    if (shape[d] <= 0)
+      return;
+  // Coalesced dims, stored innermost first.
+  int64_t cshape[kMaxRank];
+  int64_t cstr[K > 0 ? size_t(K) : 1u][kMaxRank];
+  int r = 0;
+  for (int d = rank - 1; d >= 0; --d) {
+    if (shape[d] == 1)
+      continue;
+    if (r > 0) {
+      bool merge = true;
+      for (int k = 0; k < K; ++k)
+        merge = merge && strides[k][d] == cstr[k][r - 1] * cshape[r - 1];
+      if (merge) {
+        // The merged dim keeps the inner stride; only its extent grows.
+        cshape[r - 1] *= shape[d];
+        continue;
+      }
+    }
+    if (r == kMaxRank)
+      return;
+    cshape[r] = shape[d];
+    for (int k = 0; k < K; ++k)
+      cstr[k][r] = strides[k][d];
+    ++r;
+  }
+  int64_t off[K > 0 ? size_t(K) : 1u] = {};
+  int64_t inc[K > 0 ? size_t(K) : 1u] = {};
+  if (r == 0) {
+    f(int64_t(0), static_cast<const int64_t*>(off), int64_t(1),
+      static_cast<const int64_t*>(inc));
+    return;
+  }
+  const int64_t len = cshape[0];
+  for (int k = 0; k < K; ++k)
+    inc[k] = cstr[k][0];
+  int64_t idx[kMaxRank] = {};
+  int64_t pos = 0;
+  for (;;) {
+    f(pos, static_cast<const int64_t*>(off), len,
+      static_cast<const int64_t*>(inc));
+    pos += len;
+    int d = 1;
+    for (; d < r; ++d) {
+      if (++idx[d] < cshape[d]) {
+        for (int k = 0; k < K; ++k)
+          off[k] += cstr[k][d];
+        break;
+      }
+      idx[d] = 0;
+      for (int k = 0; k < K; ++k)
+        off[k] -= cstr[k][d] * (cshape[d] - 1);
+    }
+    if (d == r)
+      return;
+  }
+}
+
+} // namespace detail
+} // namespace rt
+} // namespace tract

@@ -1,0 +1,271 @@
+// tract runtime: element-wise unary kernel and the ONNX unary functors.
+//
+// Float/double math goes through the std:: overloads for T. Integer inputs
+// of the transcendental functors are evaluated in double and converted back
+// with truncation and saturation (NaN -> 0), so no input ever traps.
+#pragma once
+
+#include "tract/rt/common.h"
+
+namespace tract {
+namespace rt {
+
+// y[i] = f(x[i]) for i in [0, n).
+template <class TI, class TO, class F>
+void unary(const TI* x, TO* y, int64_t n, F f) {
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = static_cast<TO>(f(x[i]));
+}
+
+namespace op {
+
+namespace detail_u {
+using rt::detail::via_float;
+
+template <class T> constexpr bool is_flt = std::is_floating_point<T>::value;
+
+// Math type for parameterised functors: T for float/double, double otherwise.
+template <class T>
+using math_t = typename std::conditional<is_flt<T>, T, double>::type;
+
+template <class T> inline bool is_neg(T x) {
+  if constexpr (std::is_signed<T>::value)
+    return x < T(0);
+  else
+    return false;
+}
+} // namespace detail_u
+
+// Defines a functor whose float form is `expr` over `v` (v has type T for
+// float/double and double for integers).
+#define TRACT_RT_FLOAT_UNARY(Name, expr)                                      \
+  struct Name {                                                               \
+    template <class T> T operator()(T x) const {                             \
+      return detail_u::via_float(x, [](auto v) {                              \
+        using V = decltype(v);                                                \
+        (void)sizeof(V);                                                      \
+        return expr;                                                          \
+      });                                                                     \
+    }                                                                         \
+  };
+
+TRACT_RT_FLOAT_UNARY(Sqrt, std::sqrt(v))
+TRACT_RT_FLOAT_UNARY(Exp, std::exp(v))
+TRACT_RT_FLOAT_UNARY(Log, std::log(v))
+TRACT_RT_FLOAT_UNARY(Erf, std::erf(v))
+TRACT_RT_FLOAT_UNARY(Tanh, std::tanh(v))
+TRACT_RT_FLOAT_UNARY(Sin, std::sin(v))
+TRACT_RT_FLOAT_UNARY(Cos, std::cos(v))
+TRACT_RT_FLOAT_UNARY(Tan, std::tan(v))
+TRACT_RT_FLOAT_UNARY(Asin, std::asin(v))
+TRACT_RT_FLOAT_UNARY(Acos, std::acos(v))
+TRACT_RT_FLOAT_UNARY(Atan, std::atan(v))
+TRACT_RT_FLOAT_UNARY(Sinh, std::sinh(v))
+TRACT_RT_FLOAT_UNARY(Cosh, std::cosh(v))
+TRACT_RT_FLOAT_UNARY(Asinh, std::asinh(v))
+TRACT_RT_FLOAT_UNARY(Acosh, std::acosh(v))
+TRACT_RT_FLOAT_UNARY(Atanh, std::atanh(v))
+// Both branches avoid exp overflow: exp is only taken of a non-positive value.
+TRACT_RT_FLOAT_UNARY(Sigmoid, v >= V(0) ? V(1) / (V(1) + std::exp(-v))
+                                        : std::exp(v) / (V(1) + std::exp(v)))
+// log(1 + e^v) without overflow for large v.
+TRACT_RT_FLOAT_UNARY(Softplus, v > V(0) ? v + std::log1p(std::exp(-v))
+                                        : std::log1p(std::exp(v)))
+TRACT_RT_FLOAT_UNARY(Softsign, v / (V(1) + std::fabs(v)))
+TRACT_RT_FLOAT_UNARY(Mish, v * std::tanh(v > V(0) ? v + std::log1p(std::exp(-v))
+                                                  : std::log1p(std::exp(v))))
+TRACT_RT_FLOAT_UNARY(Gelu, V(0.5) * v *
+                               (V(1) + std::erf(v * V(0.70710678118654752440))))
+// Gelu with approximate="tanh" (not in API.md; an addition).
+TRACT_RT_FLOAT_UNARY(GeluTanh,
+                     V(0.5) * v *
+                         (V(1) + std::tanh(V(0.79788456080286535588) *
+                                           (v + V(0.044715) * v * v * v))))
+TRACT_RT_FLOAT_UNARY(HardSwish,
+                     v * rt::detail::max_(
+                             V(0), rt::detail::min_(V(1), v / V(6) + V(0.5))))
+
+#undef TRACT_RT_FLOAT_UNARY
+
+struct Neg {
+  template <class T> T operator()(T x) const {
+    if constexpr (std::is_integral<T>::value)
+      return rt::detail::wrap_sub(T(0), x); // -INT_MIN wraps to INT_MIN
+    else
+      return -x;
+  }
+};
+
+struct Abs {
+  template <class T> T operator()(T x) const {
+    if constexpr (std::is_integral<T>::value)
+      return detail_u::is_neg(x) ? rt::detail::wrap_sub(T(0), x) : x;
+    else
+      return std::fabs(x);
+  }
+};
+
+struct Relu {
+  template <class T> T operator()(T x) const {
+    return detail_u::is_neg(x) ? T(0) : x; // NaN stays NaN
+  }
+};
+
+struct Floor {
+  template <class T> T operator()(T x) const {
+    if constexpr (detail_u::is_flt<T>)
+      return std::floor(x);
+    else
+      return x;
+  }
+};
+
+struct Ceil {
+  template <class T> T operator()(T x) const {
+    if constexpr (detail_u::is_flt<T>)
+      return std::ceil(x);
+    else
+      return x;
+  }
+};
+
+// Half to even under the default rounding mode (ONNX Round).
+struct Round {
+  template <class T> T operator()(T x) const {
+    if constexpr (detail_u::is_flt<T>)
+      return std::nearbyint(x);
+    else
+      return x;
+  }
+};
+
+// 1/x; for integers 1/0 -> 0 (never traps).
+struct Reciprocal {
+  template <class T> T operator()(T x) const {
+    if constexpr (detail_u::is_flt<T>)
+      return T(1) / x;
+    else if constexpr (std::is_same<T, bool>::value)
+      return x;
+    else
+      return x == T(0) ? T(0) : static_cast<T>(T(1) / x);
+  }
+};
+
+// -1, 0 or 1; NaN stays NaN.
+struct Sign {
+  template <class T> T operator()(T x) const {
+    if (rt::detail::is_nan(x))
+      return x;
+    if (detail_u::is_neg(x))
+      return static_cast<T>(-1);
+    return x > T(0) ? T(1) : T(0);
+  }
+};
+
+struct Not {
+  bool operator()(bool x) const { return !x; }
+};
+
+struct IsNaN {
+  template <class T> bool operator()(T x) const { return rt::detail::is_nan(x); }
+};
+
+struct IsInf {
+  bool detect_pos = true;
+  bool detect_neg = true;
+  template <class T> bool operator()(T x) const {
+    if constexpr (detail_u::is_flt<T>) {
+      if (!std::isinf(x))
+        return false;
+      return x > T(0) ? detect_pos : detect_neg;
+    } else {
+      (void)x;
+      return false;
+    }
+  }
+};
+
+// --- parameterised functors (float members, ONNX defaults) -----------------
+
+struct LeakyRelu {
+  float alpha = 0.01f;
+  template <class T> T operator()(T x) const {
+    using M = detail_u::math_t<T>;
+    return detail_u::via_float(x, [a = M(alpha)](M v) {
+      return v < M(0) ? a * v : v;
+    });
+  }
+};
+
+struct HardSigmoid {
+  float alpha = 0.2f;
+  float beta = 0.5f;
+  template <class T> T operator()(T x) const {
+    using M = detail_u::math_t<T>;
+    return detail_u::via_float(x, [a = M(alpha), b = M(beta)](M v) {
+      return rt::detail::max_(M(0), rt::detail::min_(M(1), a * v + b));
+    });
+  }
+};
+
+// Clip to [lo, hi]; NaN passes through.
+template <class T> struct Clip {
+  T lo = std::numeric_limits<T>::lowest();
+  T hi = std::numeric_limits<T>::max();
+  T operator()(T x) const { return x < lo ? lo : (hi < x ? hi : x); }
+};
+
+struct Elu {
+  float alpha = 1.0f;
+  template <class T> T operator()(T x) const {
+    using M = detail_u::math_t<T>;
+    return detail_u::via_float(x, [a = M(alpha)](M v) {
+      return v < M(0) ? a * std::expm1(v) : v;
+    });
+  }
+};
+
+struct Selu {
+  float alpha = 1.67326319217681884765625f;
+  float gamma = 1.05070102214813232421875f;
+  template <class T> T operator()(T x) const {
+    using M = detail_u::math_t<T>;
+    return detail_u::via_float(x, [a = M(alpha), g = M(gamma)](M v) {
+      return v > M(0) ? g * v : g * (a * std::exp(v) - a);
+    });
+  }
+};
+
+struct Celu {
+  float alpha = 1.0f;
+  template <class T> T operator()(T x) const {
+    using M = detail_u::math_t<T>;
+    return detail_u::via_float(x, [a = M(alpha)](M v) {
+      return v > M(0) ? v : a * std::expm1(v / a);
+    });
+  }
+};
+
+struct ThresholdedRelu {
+  float alpha = 1.0f;
+  template <class T> T operator()(T x) const {
+    using M = detail_u::math_t<T>;
+    return detail_u::via_float(
+        x, [a = M(alpha)](M v) { return v > a ? v : M(0); });
+  }
+};
+
+struct Shrink {
+  float bias = 0.0f;
+  float lambd = 0.5f;
+  template <class T> T operator()(T x) const {
+    using M = detail_u::math_t<T>;
+    return detail_u::via_float(x, [b = M(bias), l = M(lambd)](M v) {
+      return v < -l ? v + b : (v > l ? v - b : M(0));
+    });
+  }
+};
+
+} // namespace op
+} // namespace rt
+} // namespace tract

@@ -1,0 +1,168 @@
+// tract runtime: reference N-d max / average / Lp pooling (1 to 4 spatial
+// dims, strides, dilations, asymmetric padding, ceil-mode output sizes).
+#pragma once
+
+#include "tract/rt/common.h"
+
+namespace tract {
+namespace rt {
+
+struct PoolParams {
+  int spatial_rank;
+  int64_t batch_channels;
+  int64_t in_size[4], out_size[4], kernel[4], stride[4], dilation[4],
+      pad_begin[4], pad_end[4];
+  bool count_include_pad;
+};
+
+namespace detail {
+
+struct Pool4 {
+  int64_t in[4], out[4], ker[4], st[4], dil[4], pb[4], pe[4];
+  int64_t in_plane, out_plane;
+};
+
+inline Pool4 pool4(const PoolParams& p) {
+  Pool4 q{};
+  const int r = p.spatial_rank < 0 ? 0 : (p.spatial_rank > 4 ? 4 : p.spatial_rank);
+  const int lead = 4 - r;
+  for (int d = 0; d < 4; ++d) {
+    const bool real = d >= lead;
+    const int s = d - lead;
+    q.in[d] = real ? p.in_size[s] : 1;
+    q.out[d] = real ? p.out_size[s] : 1;
+    q.ker[d] = real ? p.kernel[s] : 1;
+    q.st[d] = real && p.stride[s] > 0 ? p.stride[s] : 1;
+    q.dil[d] = real && p.dilation[s] > 0 ? p.dilation[s] : 1;
+    q.pb[d] = real ? p.pad_begin[s] : 0;
+    q.pe[d] = real ? p.pad_end[s] : 0;
+  }
+  q.in_plane = q.in[0] * q.in[1] * q.in[2] * q.in[3];
+  q.out_plane = q.out[0] * q.out[1] * q.out[2] * q.out[3];
+  return q;
+}
+
+// Taps k with start + k*dil in [lo_pos, hi_pos): returns [klo, khi).
+inline void pool_taps(int64_t start, int64_t dil, int64_t ker, int64_t lo_pos,
+                      int64_t hi_pos, int64_t* klo, int64_t* khi) {
+  *klo = max_(int64_t(0), ceil_div(lo_pos - start, dil));
+  *khi = min_(ker, floor_div(hi_pos - 1 - start, dil) + 1);
+  if (*khi < *klo)
+    *khi = *klo;
+}
+
+// Calls visit(y_index, in_offset_of_window_origin, klo, khi, pad_count) for
+// every output element of one plane; klo/khi are per-dim in-bounds tap
+// ranges and pad_count the number of taps inside the padded input.
+template <class F> inline void pool_windows(const Pool4& q, F&& visit) {
+  int64_t o[4];
+  int64_t yi = 0;
+  for (o[0] = 0; o[0] < q.out[0]; ++o[0])
+    for (o[1] = 0; o[1] < q.out[1]; ++o[1])
+      for (o[2] = 0; o[2] < q.out[2]; ++o[2])
+        for (o[3] = 0; o[3] < q.out[3]; ++o[3], ++yi) {
+          int64_t klo[4], khi[4], start[4];
+          int64_t pad_count = 1;
+          for (int d = 0; d < 4; ++d) {
+            start[d] = o[d] * q.st[d] - q.pb[d];
+            pool_taps(start[d], q.dil[d], q.ker[d], 0, q.in[d], &klo[d], &khi[d]);
+            int64_t plo, phi;
+            pool_taps(start[d], q.dil[d], q.ker[d], -q.pb[d], q.in[d] + q.pe[d],
+                      &plo, &phi);
+            pad_count *= phi - plo;
+          }
+          visit(yi, start, static_cast<const int64_t*>(klo),
+                static_cast<const int64_t*>(khi), pad_count);
+        }
+}
+
+// Folds g over the in-bounds taps of one window.
+template <class T, class Acc, class G>
+inline Acc pool_fold(const Pool4& q, const T* xp, const int64_t* start,
+                     const int64_t* klo, const int64_t* khi, Acc acc, G&& g) {
+  for (int64_t k0 = klo[0]; k0 < khi[0]; ++k0) {
+    const int64_t i0 = start[0] + k0 * q.dil[0];
+    for (int64_t k1 = klo[1]; k1 < khi[1]; ++k1) {
+      const int64_t i1 = start[1] + k1 * q.dil[1];
+      for (int64_t k2 = klo[2]; k2 < khi[2]; ++k2) {
+        const int64_t i2 = start[2] + k2 * q.dil[2];
+        const int64_t row = ((i0 * q.in[1] + i1) * q.in[2] + i2) * q.in[3] + start[3];
+        for (int64_t k3 = klo[3]; k3 < khi[3]; ++k3)
+          acc = g(acc, xp[row + k3 * q.dil[3]]);
+      }
+    }
+  }
+  return acc;
+}
+
+inline int64_t tap_count(const int64_t* klo, const int64_t* khi) {
+  return (khi[0] - klo[0]) * (khi[1] - klo[1]) * (khi[2] - klo[2]) *
+         (khi[3] - klo[3]);
+}
+
+} // namespace detail
+
+// Max over the in-bounds taps (padding never wins). A window with no
+// in-bounds tap gives -inf (lowest for integers).
+template <class T> void max_pool(const T* x, T* y, const PoolParams& p) {
+  const detail::Pool4 q = detail::pool4(p);
+  for (int64_t bc = 0; bc < p.batch_channels; ++bc) {
+    const T* xp = x + bc * q.in_plane;
+    T* yp = y + bc * q.out_plane;
+    detail::pool_windows(q, [&](int64_t yi, const int64_t* start,
+                                const int64_t* klo, const int64_t* khi,
+                                int64_t) {
+      yp[yi] = detail::pool_fold(q, xp, start, klo, khi,
+                                 detail::lowest_or_neg_inf<T>(),
+                                 [](T m, T v) { return m < v ? v : m; });
+    });
+  }
+}
+
+// Average; the divisor is the number of taps inside [-pad_begin, in+pad_end)
+// with count_include_pad, else the number of in-bounds taps (0 taps -> 0).
+template <class T> void avg_pool(const T* x, T* y, const PoolParams& p) {
+  const detail::Pool4 q = detail::pool4(p);
+  for (int64_t bc = 0; bc < p.batch_channels; ++bc) {
+    const T* xp = x + bc * q.in_plane;
+    T* yp = y + bc * q.out_plane;
+    detail::pool_windows(q, [&](int64_t yi, const int64_t* start,
+                                const int64_t* klo, const int64_t* khi,
+                                int64_t pad_count) {
+      const T s = detail::pool_fold(q, xp, start, klo, khi, T(0),
+                                    [](T a, T v) { return detail::wrap_add(a, v); });
+      const int64_t cnt = p.count_include_pad ? pad_count : detail::tap_count(klo, khi);
+      yp[yi] = cnt > 0 ? static_cast<T>(s / static_cast<T>(cnt)) : T(0);
+    });
+  }
+}
+
+// (sum |x|^p)^(1/p) over the in-bounds taps (padding contributes 0).
+template <class T>
+void lp_pool(const T* x, T* y, const PoolParams& p, int pnorm) {
+  const detail::Pool4 q = detail::pool4(p);
+  for (int64_t bc = 0; bc < p.batch_channels; ++bc) {
+    const T* xp = x + bc * q.in_plane;
+    T* yp = y + bc * q.out_plane;
+    detail::pool_windows(q, [&](int64_t yi, const int64_t* start,
+                                const int64_t* klo, const int64_t* khi,
+                                int64_t) {
+      if (pnorm == 1) {
+        yp[yi] = detail::pool_fold(q, xp, start, klo, khi, T(0),
+                                   [](T a, T v) { return a + T(std::fabs(v)); });
+      } else if (pnorm == 2) {
+        yp[yi] = static_cast<T>(std::sqrt(detail::pool_fold(
+            q, xp, start, klo, khi, T(0), [](T a, T v) { return a + v * v; })));
+      } else {
+        const T pp = static_cast<T>(pnorm);
+        const T s = detail::pool_fold(q, xp, start, klo, khi, T(0), [pp](T a, T v) {
+          return a + static_cast<T>(std::pow(std::fabs(v), pp));
+        });
+        yp[yi] = static_cast<T>(std::pow(s, T(1) / pp));
+      }
+    });
+  }
+}
+
+} // namespace rt
+} // namespace tract

@@ -1,0 +1,220 @@
+#!/usr/bin/python3
+"""End-to-end test of tractc on real networks exported from torch.
+
+For each model made by export_models.py: `tractc model.onnx -o model.cpp --main --input-shape
+input=<shape of input_0.npy>` (the symbolic batch dim of the CNNs is pinned to 1, the MLP's is 4),
+`g++ -std=c++17 -O2 -I runtime/include model.cpp -o model -lm`, `./model input_0.npy -o out`,
+then out/output_0.npy is compared with torch's expected_0.npy (same shape and dtype, max abs
+diff <= --atol, default 1e-4). The last line printed is exactly `N passed, M failed`; the exit
+status is 1 iff M > 0.
+
+Needs /usr/bin/python3 (torch, torchvision, onnx, numpy).
+"""
+
+import argparse
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+EXPORT = os.path.join(HERE, "export_models.py")
+
+
+def run_step(argv, cwd, timeout):
+    """(rc or None on timeout, output, seconds); the whole process group dies on timeout."""
+    t0 = time.monotonic()
+    try:
+        proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL, start_new_session=True)
+    except OSError as e:
+        return 127, "cannot execute %s: %s" % (argv[0], e), 0.0
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+        rc = proc.returncode
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        out, _ = proc.communicate()
+        rc = None
+    return rc, (out or b"").decode("utf-8", errors="replace"), time.monotonic() - t0
+
+
+def describe(rc, timeout):
+    if rc is None:
+        return "timed out after %gs" % timeout
+    if rc < 0:
+        try:
+            return "killed by %s" % signal.Signals(-rc).name
+        except ValueError:
+            return "killed by signal %d" % -rc
+    return "exit status %d" % rc
+
+
+def tail(text, n=15):
+    lines = text.rstrip().splitlines()
+    return "".join("\n    | " + l for l in lines[-n:])
+
+
+def model_input_name(path):
+    import onnx
+    m = onnx.load(path, load_external_data=False)
+    inits = {t.name for t in m.graph.initializer}
+    names = [i.name for i in m.graph.input if i.name not in inits]
+    if len(names) != 1:
+        raise RuntimeError("expected exactly one graph input, got %s" % names)
+    return names[0]
+
+
+def test_model(name, mdir, work, args):
+    """Returns (ok, max_abs_diff or None, message)."""
+    shutil.rmtree(work, ignore_errors=True)  # no stale model.cpp / outputs from an earlier run
+    os.makedirs(work)
+    model = os.path.join(mdir, "model.onnx")
+    x = np.load(os.path.join(mdir, "input_0.npy"))
+    expected = np.load(os.path.join(mdir, "expected_0.npy"))
+    inp = model_input_name(model)
+    cpp = os.path.join(work, "model.cpp")
+    exe = os.path.join(work, "model")
+    out_dir = os.path.join(work, "out")
+    os.makedirs(out_dir, exist_ok=True)
+    times = []
+
+    argv = [args.tractc, model, "-o", cpp, "--main",
+            "--input-shape", "%s=%s" % (inp, ",".join(str(d) for d in x.shape))]
+    if args.verbose:
+        print("  $ " + " ".join(argv), flush=True)
+    rc, out, t = run_step(argv, work, args.timeout)
+    times.append("tractc %.1fs" % t)
+    if rc != 0:
+        kind = {2: "unsupported", 1: "error"}.get(rc, "crash")
+        return False, None, "tractc %s (%s)%s" % (describe(rc, args.timeout), kind, tail(out))
+    if not os.path.isfile(cpp) or not os.path.isfile(os.path.splitext(cpp)[0] + ".h"):
+        return False, None, "tractc exited 0 but did not write model.cpp and model.h"
+
+    argv = [args.cxx, "-std=c++17", "-O2", "-I", os.path.join(REPO, "runtime", "include"),
+            cpp, "-o", exe, "-lm"] + args.cxxflags.split()
+    if args.verbose:
+        print("  $ " + " ".join(argv), flush=True)
+    rc, out, t = run_step(argv, work, args.timeout)
+    times.append("g++ %.1fs" % t)
+    if rc != 0:
+        return False, None, "g++ %s%s" % (describe(rc, args.timeout), tail(out))
+
+    argv = [exe, os.path.join(mdir, "input_0.npy"), "-o", out_dir]
+    if args.verbose:
+        print("  $ " + " ".join(argv), flush=True)
+    rc, out, t = run_step(argv, work, args.timeout)
+    times.append("run %.2fs" % t)
+    if rc != 0:
+        return False, None, "model %s%s" % (describe(rc, args.timeout), tail(out))
+    f = os.path.join(out_dir, "output_0.npy")
+    if not os.path.isfile(f):
+        return False, None, "output_0.npy not written"
+    try:
+        y = np.load(f, allow_pickle=False)
+    except Exception as e:  # noqa: BLE001
+        return False, None, "output_0.npy unreadable: %s" % e
+    timing = " [" + ", ".join(times) + "]"
+    if y.dtype != expected.dtype:
+        return False, None, "dtype %s, expected %s" % (y.dtype, expected.dtype) + timing
+    if y.shape != expected.shape:
+        return False, None, "shape %s, expected %s" % (list(y.shape), list(expected.shape)) + timing
+    diff = np.abs(y.astype(np.float64) - expected.astype(np.float64))
+    maxd = float(diff.max()) if diff.size else 0.0
+    if not np.isfinite(y).all():
+        return False, maxd, "output has %d non-finite values" % int((~np.isfinite(y)).sum()) + timing
+    ok = maxd <= args.atol
+    return ok, maxd, ("ok" if ok else "max abs diff %.3g > atol %g" % (maxd, args.atol)) + timing
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--tractc", default=os.path.join(REPO, "build", "bin", "tractc"))
+    ap.add_argument("--only", action="append", default=[],
+                    help="model name(s), comma-separated or repeated (default: all)")
+    ap.add_argument("--workdir", default=None,
+                    help="keep models and build products here (default: a temp dir, removed)")
+    ap.add_argument("--reuse", action="store_true",
+                    help="with --workdir: do not re-export models that already exist there")
+    ap.add_argument("--atol", type=float, default=1e-4)
+    ap.add_argument("--timeout", type=float, default=600.0, help="seconds per step")
+    ap.add_argument("--cxx", default="g++")
+    ap.add_argument("--cxxflags", default="", help="extra g++ flags, space-separated, e.g. --cxxflags=\"-g -Wall\"")
+    ap.add_argument("-v", "--verbose", action="store_true")
+    args = ap.parse_args()
+    sys.stdout.reconfigure(line_buffering=True)  # keep stdout/stderr in order when piped
+
+    args.tractc = os.path.abspath(args.tractc) if os.sep in args.tractc else (
+        shutil.which(args.tractc) or args.tractc)
+    sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+    sys.path.insert(0, HERE)
+    import export_models  # noqa: E402 - only for the list of names
+    only = [n for o in args.only for n in o.split(",") if n]
+    unknown = [n for n in only if n not in export_models.MODELS]
+    if unknown:
+        sys.exit("unknown model(s): %s (known: %s)"
+                 % (", ".join(unknown), ", ".join(export_models.MODELS)))
+    names = only or list(export_models.MODELS)
+
+    if not (os.path.isfile(args.tractc) and os.access(args.tractc, os.X_OK)):
+        print("error: tractc not found or not executable: %s" % args.tractc)
+        print("0 passed, %d failed" % len(names))
+        return 1
+
+    if args.workdir:
+        root = os.path.abspath(args.workdir)
+        os.makedirs(root, exist_ok=True)
+    else:
+        root = tempfile.mkdtemp(prefix="tractc-e2e-")
+    try:
+        models_dir = os.path.join(root, "models")
+        todo = [n for n in names if not (args.reuse and all(
+            os.path.isfile(os.path.join(models_dir, n, f))
+            for f in ("model.onnx", "input_0.npy", "expected_0.npy")))]
+        if todo:
+            argv = [sys.executable, EXPORT, models_dir, "--only", ",".join(todo)]
+            print("exporting: " + ", ".join(todo), flush=True)
+            rc, out, t = run_step(argv, root, args.timeout * len(todo))
+            print(out.rstrip(), flush=True)
+            if rc != 0:
+                print("export_models.py %s" % describe(rc, args.timeout * len(todo)))
+                print("0 passed, %d failed" % len(names))
+                return 1
+
+        results = []
+        for n in names:
+            print("%s:" % n, flush=True)
+            try:
+                ok, maxd, msg = test_model(n, os.path.join(models_dir, n),
+                                           os.path.join(root, "build", n), args)
+            except Exception as e:  # noqa: BLE001
+                ok, maxd, msg = False, None, "harness error: %s: %s" % (type(e).__name__, e)
+            results.append((n, ok, maxd))
+            print("  %s  max abs diff %s  %s" % ("PASS" if ok else "FAIL",
+                                                 "%.3g" % maxd if maxd is not None else "n/a",
+                                                 msg), flush=True)
+    finally:
+        if not args.workdir:
+            shutil.rmtree(root, ignore_errors=True)
+
+    print()
+    for n, ok, maxd in results:
+        print("  %-14s %s  max abs diff %s" % (n, "pass" if ok else "FAIL",
+                                               "%.3g" % maxd if maxd is not None else "n/a"))
+    npass = sum(1 for _, ok, _ in results if ok)
+    nfail = len(results) - npass
+    print("%d passed, %d failed" % (npass, nfail))
+    return 1 if nfail else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

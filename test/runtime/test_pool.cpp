@@ -1,0 +1,210 @@
+#include "tract/rt/nn/pool_ref.h"
+
+#include "test_util.h"
+
+using namespace tract_test;
+namespace rt = tract::rt;
+
+namespace {
+
+struct PoolCase {
+  int r;
+  int64_t bc;
+  Shape in, ker, stride, dil, pb, pe;
+  bool ceil_mode;
+  bool include_pad;
+};
+
+Shape pool_out(const PoolCase& c) {
+  Shape o(size_t(c.r));
+  for (size_t d = 0; d < o.size(); ++d) {
+    const int64_t span = c.in[d] + c.pb[d] + c.pe[d] - c.dil[d] * (c.ker[d] - 1) - 1;
+    o[d] = (c.ceil_mode ? (span + c.stride[d] - 1) / c.stride[d] : span / c.stride[d]) + 1;
+    // ONNX ceil mode: drop a last window that starts in the end padding.
+    if (c.ceil_mode && (o[d] - 1) * c.stride[d] >= c.in[d] + c.pb[d])
+      --o[d];
+  }
+  return o;
+}
+
+rt::PoolParams params(const PoolCase& c, const Shape& out) {
+  rt::PoolParams p{};
+  p.spatial_rank = c.r;
+  p.batch_channels = c.bc;
+  for (int d = 0; d < c.r; ++d) {
+    const size_t s = size_t(d);
+    p.in_size[d] = c.in[s];
+    p.out_size[d] = out[s];
+    p.kernel[d] = c.ker[s];
+    p.stride[d] = c.stride[s];
+    p.dilation[d] = c.dil[s];
+    p.pad_begin[d] = c.pb[s];
+    p.pad_end[d] = c.pe[s];
+  }
+  p.count_include_pad = c.include_pad;
+  return p;
+}
+
+enum class Kind { Max, Avg, Lp1, Lp2, Lp3 };
+
+// Direct definition over each window's taps with explicit bound tests.
+std::vector<double> naive_pool(const PoolCase& c, const std::vector<double>& x, const Shape& out, Kind kind) {
+  const int64_t in_plane = numel(c.in), out_plane = numel(out), kv = numel(c.ker);
+  std::vector<double> y(size_t(c.bc * out_plane));
+  for (int64_t b = 0; b < c.bc; ++b)
+    for (int64_t op = 0; op < out_plane; ++op) {
+      const Shape o = unravel(op, out);
+      double acc = kind == Kind::Max ? -INFINITY : 0.0;
+      int64_t inb = 0, padded = 0;
+      for (int64_t t = 0; t < kv; ++t) {
+        const Shape k = unravel(t, c.ker);
+        bool in_bounds = true, in_padded = true;
+        int64_t lin = 0;
+        for (int d = 0; d < c.r; ++d) {
+          const size_t s = size_t(d);
+          const int64_t i = o[s] * c.stride[s] + k[s] * c.dil[s] - c.pb[s];
+          in_bounds = in_bounds && i >= 0 && i < c.in[s];
+          in_padded = in_padded && i >= -c.pb[s] && i < c.in[s] + c.pe[s];
+          lin = lin * c.in[s] + i;
+        }
+        padded += in_padded;
+        if (!in_bounds)
+          continue;
+        ++inb;
+        const double v = x[size_t(b * in_plane + lin)];
+        switch (kind) {
+        case Kind::Max:
+          acc = std::max(acc, v);
+          break;
+        case Kind::Avg:
+          acc += v;
+          break;
+        case Kind::Lp1:
+          acc += std::fabs(v);
+          break;
+        case Kind::Lp2:
+          acc += v * v;
+          break;
+        case Kind::Lp3:
+          acc += std::pow(std::fabs(v), 3.0);
+          break;
+        }
+      }
+      if (kind == Kind::Avg) {
+        const int64_t div = c.include_pad ? padded : inb;
+        acc = div ? acc / double(div) : 0.0;
+      } else if (kind == Kind::Lp2) {
+        acc = std::sqrt(acc);
+      } else if (kind == Kind::Lp3) {
+        acc = std::cbrt(acc);
+      }
+      y[size_t(b * out_plane + op)] = acc;
+    }
+  return y;
+}
+
+void run_case(const PoolCase& c, Kind kind, uint64_t seed) {
+  const Shape out = pool_out(c);
+  const auto xd = random_vec<double>(size_t(c.bc * numel(c.in)), seed);
+  const std::vector<float> x(xd.begin(), xd.end());
+  const std::vector<double> xr(x.begin(), x.end());
+  std::vector<float> y(size_t(c.bc * numel(out)) + 1, 321.f);
+  const rt::PoolParams p = params(c, out);
+  switch (kind) {
+  case Kind::Max:
+    rt::max_pool(x.data(), y.data(), p);
+    break;
+  case Kind::Avg:
+    rt::avg_pool(x.data(), y.data(), p);
+    break;
+  case Kind::Lp1:
+    rt::lp_pool(x.data(), y.data(), p, 1);
+    break;
+  case Kind::Lp2:
+    rt::lp_pool(x.data(), y.data(), p, 2);
+    break;
+  case Kind::Lp3:
+    rt::lp_pool(x.data(), y.data(), p, 3);
+    break;
+  }
+  ASSERT_EQ(y.back(), 321.f);
+  y.pop_back();
+  const auto want = naive_pool(c, xr, out, kind);
+  const std::vector<float> wantf(want.begin(), want.end());
+  ASSERT_TRUE(all_near(y, wantf, 1e-5, 1e-5))
+      << "kind=" << int(kind) << " in=" << shape_str(c.in) << " k=" << shape_str(c.ker) << " s="
+      << shape_str(c.stride) << " d=" << shape_str(c.dil) << " pb=" << shape_str(c.pb) << " pe=" << shape_str(c.pe)
+      << " ceil=" << c.ceil_mode << " incl=" << c.include_pad;
+}
+
+} // namespace
+
+TEST(Pool, RandomCasesAllKinds) {
+  Rng r(77);
+  static const int64_t sizes[] = {1, 3, 7, 8, 9, 17};
+  uint64_t seed = 1;
+  for (int rank = 1; rank <= 3; ++rank)
+    for (int t = 0; t < 60; ++t) {
+      PoolCase c;
+      c.r = rank;
+      c.bc = r.range(1, 3);
+      c.ceil_mode = r.range(0, 1) == 1;
+      c.include_pad = r.range(0, 1) == 1;
+      bool ok = true;
+      for (int d = 0; d < rank; ++d) {
+        c.in.push_back(sizes[r.range(0, rank == 3 ? 3 : 5)]);
+        c.ker.push_back(r.range(1, 3));
+        c.stride.push_back(r.range(1, 3));
+        c.dil.push_back(r.range(1, 2));
+        // ONNX: pads smaller than the kernel.
+        c.pb.push_back(r.range(0, c.ker.back() - 1));
+        c.pe.push_back(r.range(0, c.ker.back() - 1));
+        ok = ok && c.in.back() + c.pb.back() + c.pe.back() >= c.dil.back() * (c.ker.back() - 1) + 1;
+      }
+      if (!ok)
+        continue;
+      for (Kind k : {Kind::Max, Kind::Avg, Kind::Lp1, Kind::Lp2, Kind::Lp3})
+        run_case(c, k, seed++);
+    }
+}
+
+TEST(Pool, NamedShapes) {
+  // 3x3 stride 2 pad 1 on 17x9 (typical ResNet stem), both divisor modes.
+  for (bool incl : {false, true}) {
+    const PoolCase c{2, 3, {17, 9}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}, false, incl};
+    run_case(c, Kind::Max, 1);
+    run_case(c, Kind::Avg, 2);
+  }
+  // Global average pool over 7x7.
+  run_case({2, 4, {7, 7}, {7, 7}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, false, false}, Kind::Avg, 3);
+  // Ceil mode with a partial last window.
+  run_case({1, 2, {8}, {3}, {2}, {1}, {0}, {0}, true, false}, Kind::Avg, 4);
+  run_case({1, 2, {8}, {3}, {2}, {1}, {0}, {0}, true, true}, Kind::Avg, 5);
+  // 4 spatial dims.
+  run_case({4, 1, {3, 4, 5, 3}, {2, 2, 3, 1}, {1, 2, 2, 1}, {1, 1, 1, 2}, {1, 0, 1, 0}, {0, 1, 1, 0}, false, true},
+           Kind::Avg, 6);
+}
+
+TEST(Pool, HandComputed) {
+  // 1d, k=2, s=2, pad_end=1 on [1 5 2 8 3]: windows {1,5} {2,8} {3,pad}.
+  const float x[] = {1, 5, 2, 8, 3};
+  float y[3];
+  rt::PoolParams p{1, 1, {5}, {3}, {2}, {2}, {1}, {0}, {1}, false};
+  rt::max_pool(x, y, p);
+  EXPECT_EQ(y[0], 5);
+  EXPECT_EQ(y[1], 8);
+  EXPECT_EQ(y[2], 3);
+  rt::avg_pool(x, y, p);
+  EXPECT_EQ(y[2], 3); // padding excluded
+  p.count_include_pad = true;
+  rt::avg_pool(x, y, p);
+  EXPECT_EQ(y[0], 3);
+  EXPECT_EQ(y[2], 1.5f); // padding counted
+  // Integer max pool (ONNX allows int8/uint8).
+  const int8_t xi[] = {-5, -3, -9, -1};
+  int8_t yi[2];
+  rt::PoolParams pi{1, 1, {4}, {2}, {2}, {2}, {1}, {0}, {0}, false};
+  rt::max_pool(xi, yi, pi);
+  EXPECT_EQ(yi[0], -3);
+  EXPECT_EQ(yi[1], -1);
+}

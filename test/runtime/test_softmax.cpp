@@ -1,0 +1,84 @@
+#include "tract/rt/nn/softmax_ref.h"
+
+#include "test_util.h"
+
+using namespace tract_test;
+namespace rt = tract::rt;
+
+namespace {
+
+// Reference in double, one (outer, inner) column at a time.
+void naive(const std::vector<double>& x, std::vector<double>& sm, std::vector<double>& lsm, std::vector<double>& hm,
+           int64_t outer, int64_t len, int64_t inner) {
+  sm.assign(x.size(), 0);
+  lsm.assign(x.size(), 0);
+  hm.assign(x.size(), 0);
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < inner; ++i) {
+      auto at = [&](int64_t j) { return size_t((o * len + j) * inner + i); };
+      double m = -INFINITY;
+      int64_t arg = 0;
+      for (int64_t j = 0; j < len; ++j)
+        if (x[at(j)] > m) {
+          m = x[at(j)];
+          arg = j;
+        }
+      double s = 0;
+      for (int64_t j = 0; j < len; ++j)
+        s += std::exp(x[at(j)] - m);
+      for (int64_t j = 0; j < len; ++j) {
+        sm[at(j)] = std::exp(x[at(j)] - m) / s;
+        lsm[at(j)] = x[at(j)] - m - std::log(s);
+        hm[at(j)] = j == arg ? 1 : 0;
+      }
+    }
+}
+
+template <class T> void check(int64_t outer, int64_t len, int64_t inner, uint64_t seed, double tol) {
+  const auto xd = random_vec<double>(size_t(outer * len * inner), seed, -8, 8);
+  const std::vector<T> x(xd.begin(), xd.end());
+  const std::vector<double> xr(x.begin(), x.end());
+  std::vector<double> sm, lsm, hm;
+  naive(xr, sm, lsm, hm, outer, len, inner);
+  std::vector<T> y(x.size());
+  rt::softmax(x.data(), y.data(), outer, len, inner);
+  ASSERT_TRUE(all_near(y, std::vector<T>(sm.begin(), sm.end()), tol, tol)) << outer << "x" << len << "x" << inner;
+  rt::log_softmax(x.data(), y.data(), outer, len, inner);
+  ASSERT_TRUE(all_near(y, std::vector<T>(lsm.begin(), lsm.end()), tol, tol)) << outer << "x" << len << "x" << inner;
+  rt::hardmax(x.data(), y.data(), outer, len, inner);
+  ASSERT_TRUE(all_equal(y, std::vector<T>(hm.begin(), hm.end()))) << outer << "x" << len << "x" << inner;
+  // In place gives the same result.
+  std::vector<T> z = x;
+  rt::softmax(z.data(), z.data(), outer, len, inner);
+  ASSERT_TRUE(all_near(z, std::vector<T>(sm.begin(), sm.end()), tol, tol));
+  z = x;
+  rt::hardmax(z.data(), z.data(), outer, len, inner);
+  ASSERT_TRUE(all_equal(z, std::vector<T>(hm.begin(), hm.end())));
+}
+
+} // namespace
+
+TEST(Softmax, TailSizesAndInnerBlocks) {
+  uint64_t seed = 1;
+  for (int64_t len : tail_sizes())
+    for (int64_t inner : {int64_t(1), int64_t(3), int64_t(64), int64_t(65), int64_t(130)}) {
+      check<float>(2, len, inner, seed++, 1e-5);
+      if (inner == 3)
+        check<double>(1, len, inner, seed++, 1e-12);
+    }
+}
+
+TEST(Softmax, StableAndHandComputed) {
+  const float x[] = {1000.f, 1000.f, -1000.f};
+  float y[3];
+  rt::softmax(x, y, 1, 3, 1);
+  EXPECT_FLOAT_EQ(y[0], 0.5f);
+  EXPECT_FLOAT_EQ(y[1], 0.5f);
+  EXPECT_EQ(y[2], 0.f);
+  rt::log_softmax(x, y, 1, 3, 1);
+  EXPECT_FLOAT_EQ(y[0], -std::log(2.f));
+  rt::hardmax(x, y, 1, 3, 1); // first max wins
+  EXPECT_EQ(y[0], 1.f);
+  EXPECT_EQ(y[1], 0.f);
+  EXPECT_EQ(y[2], 0.f);
+}

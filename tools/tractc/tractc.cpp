@@ -1,0 +1,239 @@
+//===- tractc.cpp - the tract ahead-of-time compiler driver -----------------===//
+//
+// model.onnx -> (Import) tract IR -> (optimize) -> (codegen: memory plan)
+// -> (Emit) model.cpp + model.h. --emit=STAGE prints the IR after a stage.
+// Exit status: 0 success, 1 error, 2 unsupported model feature. Output files
+// are written to temporaries and renamed only once everything succeeded, so a
+// failure never leaves a partial file.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Emit/CppEmitter.h"
+#include "compiler/Import/Importer.h"
+#include "compiler/Import/OnnxModel.h"
+#include "compiler/Pipelines.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdio>
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+namespace {
+
+cl::OptionCategory category("tractc options");
+
+cl::opt<std::string> inputPath(cl::Positional, cl::desc("<model.onnx>"), cl::Required,
+                               cl::cat(category));
+cl::opt<std::string> outputPath("o", cl::desc("Output file: OUT.cpp (OUT.h is written beside "
+                                              "it); with --emit=IR stages, '-' or omitted "
+                                              "prints to stdout"),
+                                cl::value_desc("OUT.cpp"), cl::cat(category));
+cl::opt<std::string> target("target",
+                            cl::desc("Target: generic, x86-64-avx2, x86-64-avx512, aarch64, "
+                                     "armv7-neon or spirv (default generic)"),
+                            cl::init("generic"), cl::cat(category));
+cl::list<std::string> inputShapes("input-shape",
+                                  cl::desc("Pin an input's shape: NAME=D0,D1,... (repeatable; "
+                                           "NAME= for a scalar)"),
+                                  cl::value_desc("NAME=D0,D1,..."), cl::cat(category));
+cl::opt<std::string> prefix("name", cl::desc("C symbol prefix (default: the output file's name)"),
+                            cl::value_desc("PREFIX"), cl::cat(category));
+cl::opt<std::string> emitStage("emit",
+                               cl::desc("Stop after a stage and print its IR: import, optimize, "
+                                        "plan; or cpp (default: write OUT.cpp and OUT.h)"),
+                               cl::init("cpp"), cl::cat(category));
+cl::opt<bool> withMain("main", cl::desc("Add a main() driver: ./model in0.npy ... -o OUTDIR "
+                                        "[--repeat N] [--threads T]"),
+                       cl::cat(category));
+cl::opt<std::string> reportPath("report", cl::desc("Write a JSON description of the kernels"),
+                                cl::value_desc("FILE.json"), cl::cat(category));
+
+std::string modelName;
+bool sawError = false;
+
+// "tractc: error: model.onnx: node 'conv1' (Conv): expected ..., got ..."
+void printDiagnostic(Diagnostic &diag) {
+  const char *kind = diag.getSeverity() == DiagnosticSeverity::Error     ? "error"
+                     : diag.getSeverity() == DiagnosticSeverity::Warning ? "warning"
+                                                                         : "note";
+  std::string where;
+  auto nodes = mlir::tract::nodesOfLocation(diag.getLocation());
+  if (!nodes.empty())
+    where = "node '" + nodes[0].first + "' (" + nodes[0].second + "): ";
+  llvm::errs() << "tractc: " << kind << ": " << modelName << ": " << where << diag.str() << "\n";
+  if (diag.getSeverity() == DiagnosticSeverity::Error)
+    sawError = true;
+}
+
+int fail(const llvm::Twine &message) {
+  llvm::errs() << "tractc: error: " << message << "\n";
+  return 1;
+}
+
+bool parseShapes(mlir::tract::ImportOptions &options) {
+  for (const std::string &spec : inputShapes) {
+    size_t eq = spec.rfind('=');
+    if (eq == std::string::npos || eq == 0) {
+      fail("--input-shape expects NAME=D0,D1,..., got '" + spec + "'");
+      return false;
+    }
+    std::vector<int64_t> dims;
+    llvm::SmallVector<llvm::StringRef> parts;
+    llvm::StringRef(spec).substr(eq + 1).split(parts, ',', -1, false);
+    for (llvm::StringRef p : parts) {
+      int64_t d;
+      if (p.trim().getAsInteger(10, d) || d < 0) {
+        fail("--input-shape " + spec + ": '" + p + "' is not a non-negative integer");
+        return false;
+      }
+      dims.push_back(d);
+    }
+    options.inputShapes[spec.substr(0, eq)] = dims;
+  }
+  return true;
+}
+
+// Writes `text` to `path` through a temporary in the same folder.
+bool writeTemp(const std::string &path, const std::string &text, std::string &tempPath) {
+  tempPath = path + ".tmp-tractc";
+  std::error_code ec;
+  llvm::raw_fd_ostream os(tempPath, ec);
+  if (ec) {
+    fail("cannot write '" + path + "': " + ec.message());
+    return false;
+  }
+  os << text;
+  os.close();
+  if (os.has_error()) {
+    llvm::sys::fs::remove(tempPath);
+    fail("cannot write '" + path + "'");
+    return false;
+  }
+  return true;
+}
+
+bool commitFiles(const std::vector<std::pair<std::string, std::string>> &files) {
+  std::vector<std::pair<std::string, std::string>> temps;
+  for (const auto &[path, text] : files) {
+    std::string temp;
+    if (!writeTemp(path, text, temp)) {
+      for (auto &t : temps)
+        llvm::sys::fs::remove(t.first);
+      return false;
+    }
+    temps.push_back({temp, path});
+  }
+  for (const auto &[temp, path] : temps)
+    if (std::error_code ec = llvm::sys::fs::rename(temp, path)) {
+      for (auto &t : temps)
+        llvm::sys::fs::remove(t.first);
+      fail("cannot write '" + path + "': " + ec.message());
+      return false;
+    }
+  return true;
+}
+
+int printIR(ModuleOp module) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module.print(os);
+  os.flush();
+  if (outputPath.empty() || outputPath == "-") {
+    llvm::outs() << text;
+    return 0;
+  }
+  return commitFiles({{outputPath, text}}) ? 0 : 1;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::SetVersionPrinter([](llvm::raw_ostream &os) { os << "tractc " << TRACTC_VERSION << "\n"; });
+  cl::HideUnrelatedOptions(category);
+  std::string commandLine = "tractc";
+  for (int i = 1; i < argc; ++i)
+    commandLine += std::string(" ") + argv[i];
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "tractc: compile an ONNX model to heap-free C++ (model.cpp + model.h)\n\n"
+      "  tractc model.onnx -o model.cpp [--input-shape x=1,3,224,224] [--main]\n");
+
+  modelName = llvm::sys::path::filename(inputPath).str();
+  static const char *const stages[] = {"import", "optimize", "plan", "cpp"};
+  if (std::find(std::begin(stages), std::end(stages), emitStage.getValue()) == std::end(stages))
+    return fail("--emit expects import, optimize, plan or cpp, got '" + emitStage + "'");
+  static const char *const targets[] = {"generic", "x86-64-avx2", "x86-64-avx512", "aarch64",
+                                        "armv7-neon", "spirv"};
+  if (std::find(std::begin(targets), std::end(targets), target.getValue()) == std::end(targets))
+    return fail("--target expects generic, x86-64-avx2, x86-64-avx512, aarch64, armv7-neon or "
+                "spirv, got '" + target + "'");
+  if (target == "spirv") {
+    llvm::errs() << "tractc: error: unsupported: --target=spirv is not implemented yet\n";
+    return 2;
+  }
+  if (emitStage == "cpp" && (outputPath.empty() || outputPath == "-"))
+    return fail("-o OUT.cpp is required to write C++");
+  mlir::tract::ImportOptions importOptions;
+  if (!parseShapes(importOptions))
+    return 1;
+
+  ::tract::onnx::Model model;
+  std::string error;
+  if (!::tract::onnx::loadModel(inputPath, model, error))
+    return fail(inputPath + ": " + error);
+
+  DialectRegistry registry;
+  mlir::tract::registerTractDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  context.printOpOnDiagnostic(false);
+  ScopedDiagnosticHandler handler(&context, [](Diagnostic &diag) {
+    printDiagnostic(diag);
+    return success();
+  });
+
+  mlir::tract::ImportResult imported = mlir::tract::importModel(context, model, importOptions);
+  if (!imported.module)
+    return imported.unsupported ? 2 : 1;
+  ModuleOp module = *imported.module;
+  if (emitStage == "import")
+    return printIR(module);
+
+  PassManager pm(&context);
+  mlir::tract::buildOptimizePipeline(pm);
+  if (emitStage != "optimize")
+    mlir::tract::buildCodegenPipeline(pm);
+  if (failed(pm.run(module)))
+    return 1;
+  if (emitStage != "cpp")
+    return printIR(module);
+
+  mlir::tract::EmitOptions emitOptions;
+  std::string stem = llvm::sys::path::stem(outputPath).str();
+  emitOptions.prefix = mlir::tract::cIdentifier(prefix.empty() ? stem : prefix.getValue());
+  emitOptions.headerName = stem + ".h";
+  emitOptions.commandLine = commandLine;
+  emitOptions.modelName = modelName;
+  emitOptions.target = target;
+  emitOptions.withMain = withMain;
+  mlir::tract::EmittedCpp emitted;
+  if (failed(mlir::tract::emitCpp(module, emitOptions, emitted)) || sawError)
+    return 1;
+  llvm::SmallString<256> headerPath(outputPath.getValue());
+  llvm::sys::path::replace_extension(headerPath, ".h");
+  std::vector<std::pair<std::string, std::string>> files = {
+      {outputPath, emitted.source}, {headerPath.str().str(), emitted.header}};
+  if (!reportPath.empty())
+    files.push_back({reportPath, mlir::tract::emitReport(module, emitOptions)});
+  return commitFiles(files) ? 0 : 1;
+}
