@@ -171,7 +171,9 @@ LogicalResult Importer::createFunction(const ImportOptions &options) {
 LogicalResult Importer::finishNode(Operation *lastBefore, const onnx::Node &node,
                                    Location loc) {
   Block *block = &func.getBody().front();
-  Operation *first = lastBefore ? lastBefore->getNextNode() : &block->front();
+  Operation *first = lastBefore    ? lastBefore->getNextNode()
+                     : block->empty() ? nullptr
+                                      : &block->front();
   SmallVector<Operation *> created;
   for (Operation *op = first; op; op = op->getNextNode())
     created.push_back(op);

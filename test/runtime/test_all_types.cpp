@@ -13,10 +13,11 @@ namespace op = tract::rt::op;
 
 namespace {
 
-using Numeric = std::tuple<float, double, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t>;
+using Numeric = std::tuple<float, double, int8_t, uint8_t, int16_t, uint16_t,
+                           int32_t, uint32_t, int64_t, uint64_t>;
 using Floats = std::tuple<float, double>;
 
-template <class Tuple, class F> void for_types(F&& f) {
+template <class Tuple, class F> void for_types(F &&f) {
   std::apply([&](auto... t) { (f(t), ...); }, Tuple{});
 }
 
@@ -101,19 +102,23 @@ template <class T> void binary_all() {
     rt::binary_flat(a, a, y, 6, op::BitShiftLeft{});
     rt::binary_flat(a, a, y, 6, op::BitShiftRight{});
   }
-  EXPECT_EQ(op::Div{}(T(6), T(0)), std::is_floating_point<T>::value ? T(6) / T(0) : T(0));
+  EXPECT_EQ(op::Div{}(T(6), T(0)),
+            std::is_floating_point<T>::value ? T(6) / T(0) : T(0));
 }
 
 template <class T> void other_kernels() {
   T x[64] = {};
   T y[64] = {};
   T w[64] = {};
-  const int64_t s2[2] = {4, 4}, perm[2] = {1, 0}, st[2] = {0, 0}, steps[2] = {1, 1}, pb[2] = {1, 1}, o2[2] = {6, 6};
+  const int64_t s2[2] = {4, 4}, perm[2] = {1, 0}, st[2] = {0, 0},
+                steps[2] = {1, 1}, pb[2] = {1, 1}, o2[2] = {6, 6};
   rt::matmul(x, w, y, 0, nullptr, nullptr, nullptr, 4, 4, 4, 4, 1, 4, 1);
-  rt::ConvParams cp{2, 1, 1, 1, 1, {4, 4}, {4, 4}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};
-  rt::conv(x, w, static_cast<const T*>(nullptr), y, cp);
+  rt::ConvParams cp{2,      1,      1,      1,      1,     {4, 4},
+                    {4, 4}, {3, 3}, {1, 1}, {1, 1}, {1, 1}};
+  rt::conv(x, w, static_cast<const T *>(nullptr), y, cp);
   rt::conv_transpose(x, w, x, y, cp);
-  rt::PoolParams pp{2, 1, {4, 4}, {2, 2}, {2, 2}, {2, 2}, {1, 1}, {0, 0}, {0, 0}, false};
+  rt::PoolParams pp{2,      1,      {4, 4}, {2, 2}, {2, 2},
+                    {2, 2}, {1, 1}, {0, 0}, {0, 0}, false};
   rt::max_pool(x, y, pp);
   rt::avg_pool(x, y, pp);
   rt::reduce<op::ReduceSum>(x, s2, 2, 1u, y);
@@ -154,14 +159,15 @@ template <class T> void other_kernels() {
 }
 
 template <class T> void float_kernels() {
-  T x[64] = {}, y[64] = {}, s[8] = {T(1), T(1), T(1), T(1), T(1), T(1), T(1), T(1)};
+  T x[64] = {}, y[64] = {},
+    s[8] = {T(1), T(1), T(1), T(1), T(1), T(1), T(1), T(1)};
   rt::PoolParams pp{1, 2, {8}, {4}, {2}, {2}, {1}, {0}, {0}, true};
   rt::lp_pool(x, y, pp, 2);
   rt::softmax(x, y, 2, 4, 8);
   rt::log_softmax(x, y, 2, 4, 8);
   rt::hardmax(x, y, 2, 4, 8);
   rt::layer_norm(x, s, s, y, 8, 8, 1e-5f);
-  rt::instance_norm(x, s, static_cast<const T*>(nullptr), y, 2, 4, 8, 1e-5f);
+  rt::instance_norm(x, s, static_cast<const T *>(nullptr), y, 2, 4, 8, 1e-5f);
   rt::lrn(x, y, 2, 4, 8, 3, 1e-4f, 0.75f, 1.0f);
   EXPECT_EQ(y[0], T(0));
 }

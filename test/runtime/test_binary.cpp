@@ -18,7 +18,7 @@ struct BcastCase {
   Shape a_st, b_st;
 };
 
-Shape bcast_strides(const Shape& s) {
+Shape bcast_strides(const Shape &s) {
   Shape st = strides_of(s);
   for (size_t d = 0; d < s.size(); ++d)
     if (s[d] == 1)
@@ -26,11 +26,11 @@ Shape bcast_strides(const Shape& s) {
   return st;
 }
 
-BcastCase make_case(Rng& r, int rank) {
+BcastCase make_case(Rng &r, int rank) {
   static const int64_t dims[] = {1, 2, 3, 4, 5, 7, 8, 9, 17};
   BcastCase c;
   c.y.resize(size_t(rank));
-  for (auto& d : c.y)
+  for (auto &d : c.y)
     d = dims[r.range(0, rank > 3 ? 4 : 8)];
   c.a_shape = c.y;
   c.b_shape = c.y;
@@ -48,8 +48,9 @@ BcastCase make_case(Rng& r, int rank) {
 
 // Naive: every output position by division, then the operands' offsets.
 template <class TA, class TB, class TO, class F>
-std::vector<TO> naive_bcast(const std::vector<TA>& a, const Shape& a_st, const std::vector<TB>& b,
-                            const Shape& b_st, const Shape& y, F f) {
+std::vector<TO> naive_bcast(const std::vector<TA> &a, const Shape &a_st,
+                            const std::vector<TB> &b, const Shape &b_st,
+                            const Shape &y, F f) {
   std::vector<TO> out(size_t(numel(y)));
   for (int64_t i = 0; i < numel(y); ++i) {
     const Shape idx = unravel(i, y);
@@ -63,7 +64,8 @@ std::vector<TO> naive_bcast(const std::vector<TA>& a, const Shape& a_st, const s
   return out;
 }
 
-template <class T, class TO, class F> void check_bcast_random(F f, uint64_t seed) {
+template <class T, class TO, class F>
+void check_bcast_random(F f, uint64_t seed) {
   Rng r(seed);
   for (int rank = 0; rank <= 5; ++rank) {
     for (int trial = 0; trial < 25; ++trial) {
@@ -72,10 +74,12 @@ template <class T, class TO, class F> void check_bcast_random(F f, uint64_t seed
       const auto b = random_vec<T>(size_t(numel(c.b_shape)), r.next(), -20, 20);
       // Plain array: std::vector<bool> has no data().
       std::unique_ptr<TO[]> yb(new TO[size_t(numel(c.y)) + 1]);
-      rt::binary_bcast(a.data(), c.a_st.data(), b.data(), c.b_st.data(), yb.get(), c.y.data(), rank, f);
+      rt::binary_bcast(a.data(), c.a_st.data(), b.data(), c.b_st.data(),
+                       yb.get(), c.y.data(), rank, f);
       const auto want = naive_bcast<T, T, TO>(a, c.a_st, b, c.b_st, c.y, f);
       const std::vector<TO> y(yb.get(), yb.get() + numel(c.y));
-      ASSERT_TRUE(all_equal(y, want)) << shape_str(c.a_shape) << " op " << shape_str(c.b_shape);
+      ASSERT_TRUE(all_equal(y, want))
+          << shape_str(c.a_shape) << " op " << shape_str(c.b_shape);
     }
   }
 }
@@ -114,10 +118,12 @@ TEST(Binary, NonContiguousAndNegativeStrides) {
   const Shape a_st = {1, 3};
   const Shape b_st = {0, -1};
   std::vector<float> out(12);
-  rt::binary_bcast(abuf.data(), a_st.data(), bbuf.data() + 3, b_st.data(), out.data(), y.data(), 2, op::Sub{});
+  rt::binary_bcast(abuf.data(), a_st.data(), bbuf.data() + 3, b_st.data(),
+                   out.data(), y.data(), 2, op::Sub{});
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 4; ++j)
-      EXPECT_EQ(out[size_t(i * 4 + j)], abuf[size_t(j * 3 + i)] - bbuf[size_t(3 - j)]);
+      EXPECT_EQ(out[size_t(i * 4 + j)],
+                abuf[size_t(j * 3 + i)] - bbuf[size_t(3 - j)]);
 }
 
 TEST(Binary, MixedInputTypes) {
@@ -141,7 +147,8 @@ TEST(Binary, MixedInputTypes) {
   const Shape one = {1};
   const auto v = random_vec<float>(5, 3);
   std::vector<float> out(5);
-  rt::binary_bcast(&s, zero.data(), v.data(), one.data(), out.data(), ys.data(), 1, op::Sub{});
+  rt::binary_bcast(&s, zero.data(), v.data(), one.data(), out.data(), ys.data(),
+                   1, op::Sub{});
   for (int i = 0; i < 5; ++i)
     EXPECT_EQ(out[size_t(i)], 10.f - v[size_t(i)]);
   float r0 = 0;
@@ -161,15 +168,17 @@ TEST(Binary, SelectAndExpand) {
           cond_shape[d] = 1;
       const Shape c_st = bcast_strides(cond_shape);
       const auto cond = random_vec<bool>(size_t(numel(cond_shape)), r.next());
-      const auto a = random_vec<int16_t>(size_t(numel(c.a_shape)), r.next(), -100, 100);
-      const auto b = random_vec<int16_t>(size_t(numel(c.b_shape)), r.next(), -100, 100);
+      const auto a =
+          random_vec<int16_t>(size_t(numel(c.a_shape)), r.next(), -100, 100);
+      const auto b =
+          random_vec<int16_t>(size_t(numel(c.b_shape)), r.next(), -100, 100);
       std::vector<int16_t> y(size_t(numel(c.y)));
       // bool cannot be read as std::vector<bool> data; copy to a plain array.
       std::unique_ptr<bool[]> cb(new bool[cond.size() + 1]);
       for (size_t i = 0; i < cond.size(); ++i)
         cb[i] = cond[i];
-      rt::select_bcast(cb.get(), c_st.data(), a.data(), c.a_st.data(), b.data(), c.b_st.data(), y.data(), c.y.data(),
-                       rank);
+      rt::select_bcast(cb.get(), c_st.data(), a.data(), c.a_st.data(), b.data(),
+                       c.b_st.data(), y.data(), c.y.data(), rank);
       for (int64_t i = 0; i < numel(c.y); ++i) {
         const Shape idx = unravel(i, c.y);
         int64_t oc = 0, oa = 0, ob = 0;
@@ -208,9 +217,15 @@ TEST(Binary, IntegerArithmeticNeverTraps) {
   EXPECT_EQ(op::Mul{}(uint16_t(65535), uint16_t(65535)), uint16_t(1));
   EXPECT_EQ(op::Add{}(uint8_t(250), uint8_t(10)), uint8_t(4));
   // Results keep the operand type (no promotion to int).
-  static_assert(std::is_same<decltype(op::Add{}(int8_t(1), int8_t(2))), int8_t>::value, "");
-  static_assert(std::is_same<decltype(op::Div{}(uint16_t(1), uint16_t(2))), uint16_t>::value, "");
-  static_assert(std::is_same<decltype(op::Max{}(int8_t(1), int8_t(2))), int8_t>::value, "");
+  static_assert(
+      std::is_same<decltype(op::Add{}(int8_t(1), int8_t(2))), int8_t>::value,
+      "");
+  static_assert(std::is_same<decltype(op::Div{}(uint16_t(1), uint16_t(2))),
+                             uint16_t>::value,
+                "");
+  static_assert(
+      std::is_same<decltype(op::Max{}(int8_t(1), int8_t(2))), int8_t>::value,
+      "");
 }
 
 TEST(Binary, ModSignFollowsDivisor) {
@@ -306,9 +321,11 @@ TEST(Binary, PRelu) {
   const auto x = random_vec<float>(24, 5);
   const std::vector<float> slope = {0.1f, 0.2f, 0.3f};
   std::vector<float> out(24);
-  rt::binary_bcast(x.data(), x_st.data(), slope.data(), s_st.data(), out.data(), y.data(), 3, op::PRelu{});
+  rt::binary_bcast(x.data(), x_st.data(), slope.data(), s_st.data(), out.data(),
+                   y.data(), 3, op::PRelu{});
   for (int i = 0; i < 24; ++i) {
     const float s = slope[size_t((i / 4) % 3)];
-    EXPECT_EQ(out[size_t(i)], x[size_t(i)] < 0 ? x[size_t(i)] * s : x[size_t(i)]);
+    EXPECT_EQ(out[size_t(i)],
+              x[size_t(i)] < 0 ? x[size_t(i)] * s : x[size_t(i)]);
   }
 }

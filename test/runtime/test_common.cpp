@@ -37,14 +37,14 @@ TEST(Common, NextIndexVisitsRowMajor) {
 
 // Every element of the iteration space must be visited exactly once, in
 // row-major order, with each operand's offset = sum idx * stride.
-static void check_walk(const Shape& shape, const std::vector<Shape>& strides) {
+static void check_walk(const Shape &shape, const std::vector<Shape> &strides) {
   const int K = 2;
   ASSERT_EQ(strides.size(), size_t(K));
-  const int64_t* st[K] = {strides[0].data(), strides[1].data()};
+  const int64_t *st[K] = {strides[0].data(), strides[1].data()};
   int64_t next = 0;
   rt::detail::for_each_row<K>(
       shape.data(), int(shape.size()), st,
-      [&](int64_t pos, const int64_t* off, int64_t len, const int64_t* inc) {
+      [&](int64_t pos, const int64_t *off, int64_t len, const int64_t *inc) {
         ASSERT_EQ(pos, next);
         for (int64_t i = 0; i < len; ++i) {
           const Shape idx = unravel(pos + i, shape);
@@ -52,7 +52,8 @@ static void check_walk(const Shape& shape, const std::vector<Shape>& strides) {
             int64_t want = 0;
             for (size_t d = 0; d < shape.size(); ++d)
               want += idx[d] * strides[k][d];
-            ASSERT_EQ(off[k] + i * inc[k], want) << shape_str(shape) << " k=" << k;
+            ASSERT_EQ(off[k] + i * inc[k], want)
+                << shape_str(shape) << " k=" << k;
           }
         }
         next += len;
@@ -65,7 +66,7 @@ TEST(Common, ForEachRowMatchesNaiveOffsets) {
   for (int rank = 0; rank <= 6; ++rank) {
     for (int trial = 0; trial < 30; ++trial) {
       Shape s(rank);
-      for (auto& d : s)
+      for (auto &d : s)
         d = r.range(1, 4);
       // Operand 0: contiguous with some dims broadcast; operand 1: arbitrary
       // (possibly negative) strides.
@@ -84,16 +85,20 @@ TEST(Common, ForEachRowMatchesNaiveOffsets) {
 TEST(Common, ForEachRowEmptyAndScalar) {
   const Shape s = {3, 0, 2};
   const Shape st = {0, 0, 0};
-  const int64_t* p[2] = {st.data(), st.data()};
+  const int64_t *p[2] = {st.data(), st.data()};
   int calls = 0;
-  rt::detail::for_each_row<2>(s.data(), 3, p, [&](int64_t, const int64_t*, int64_t, const int64_t*) { ++calls; });
+  rt::detail::for_each_row<2>(
+      s.data(), 3, p,
+      [&](int64_t, const int64_t *, int64_t, const int64_t *) { ++calls; });
   EXPECT_EQ(calls, 0);
-  rt::detail::for_each_row<2>(nullptr, 0, p, [&](int64_t pos, const int64_t* off, int64_t len, const int64_t*) {
-    ++calls;
-    EXPECT_EQ(pos, 0);
-    EXPECT_EQ(off[0], 0);
-    EXPECT_EQ(len, 1);
-  });
+  rt::detail::for_each_row<2>(
+      nullptr, 0, p,
+      [&](int64_t pos, const int64_t *off, int64_t len, const int64_t *) {
+        ++calls;
+        EXPECT_EQ(pos, 0);
+        EXPECT_EQ(off[0], 0);
+        EXPECT_EQ(len, 1);
+      });
   EXPECT_EQ(calls, 1);
 }
 

@@ -14,7 +14,7 @@ struct ConvCase {
   bool bias;
 };
 
-rt::ConvParams params(const ConvCase& c, const Shape& out) {
+rt::ConvParams params(const ConvCase &c, const Shape &out) {
   rt::ConvParams p{};
   p.spatial_rank = c.r;
   p.batch = c.n;
@@ -32,25 +32,30 @@ rt::ConvParams params(const ConvCase& c, const Shape& out) {
   return p;
 }
 
-Shape conv_out(const ConvCase& c) {
+Shape conv_out(const ConvCase &c) {
   Shape o(size_t(c.r));
   for (size_t d = 0; d < o.size(); ++d)
-    o[d] = (c.in[d] + c.pb[d] + c.pe[d] - c.dil[d] * (c.ker[d] - 1) - 1) / c.stride[d] + 1;
+    o[d] = (c.in[d] + c.pb[d] + c.pe[d] - c.dil[d] * (c.ker[d] - 1) - 1) /
+               c.stride[d] +
+           1;
   return o;
 }
 
-Shape convt_out(const ConvCase& c) {
+Shape convt_out(const ConvCase &c) {
   Shape o(size_t(c.r));
   for (size_t d = 0; d < o.size(); ++d)
-    o[d] = c.stride[d] * (c.in[d] - 1) + c.dil[d] * (c.ker[d] - 1) + 1 - c.pb[d] - c.pe[d];
+    o[d] = c.stride[d] * (c.in[d] - 1) + c.dil[d] * (c.ker[d] - 1) + 1 -
+           c.pb[d] - c.pe[d];
   return o;
 }
 
 // Direct definition: every output gathers over (ic, tap) with a bounds test.
-std::vector<double> naive_conv(const ConvCase& c, const std::vector<double>& x, const std::vector<double>& w,
-                               const std::vector<double>& b, const Shape& out) {
+std::vector<double> naive_conv(const ConvCase &c, const std::vector<double> &x,
+                               const std::vector<double> &w,
+                               const std::vector<double> &b, const Shape &out) {
   const int64_t cin_g = c.cin / c.groups, cout_g = c.cout / c.groups;
-  const int64_t in_plane = numel(c.in), out_plane = numel(out), kv = numel(c.ker);
+  const int64_t in_plane = numel(c.in), out_plane = numel(out),
+                kv = numel(c.ker);
   std::vector<double> y(size_t(c.n * c.cout * out_plane));
   for (int64_t n = 0; n < c.n; ++n)
     for (int64_t oc = 0; oc < c.cout; ++oc)
@@ -64,14 +69,17 @@ std::vector<double> naive_conv(const ConvCase& c, const std::vector<double>& x, 
             int64_t lin = 0;
             bool ok = true;
             for (int d = 0; d < c.r; ++d) {
-              const int64_t i = o[size_t(d)] * c.stride[size_t(d)] + k[size_t(d)] * c.dil[size_t(d)] - c.pb[size_t(d)];
+              const int64_t i = o[size_t(d)] * c.stride[size_t(d)] +
+                                k[size_t(d)] * c.dil[size_t(d)] -
+                                c.pb[size_t(d)];
               ok = ok && i >= 0 && i < c.in[size_t(d)];
               lin = lin * c.in[size_t(d)] + i;
             }
             if (!ok)
               continue;
             const int64_t ic = g * cin_g + icl;
-            s += x[size_t((n * c.cin + ic) * in_plane + lin)] * w[size_t((oc * cin_g + icl) * kv + t)];
+            s += x[size_t((n * c.cin + ic) * in_plane + lin)] *
+                 w[size_t((oc * cin_g + icl) * kv + t)];
           }
         y[size_t((n * c.cout + oc) * out_plane + op)] = s;
       }
@@ -80,10 +88,13 @@ std::vector<double> naive_conv(const ConvCase& c, const std::vector<double>& x, 
 
 // Transposed conv as a gather: output o receives x[i] through tap k when
 // o + pad = i * stride + k * dil.
-std::vector<double> naive_convt(const ConvCase& c, const std::vector<double>& x, const std::vector<double>& w,
-                                const std::vector<double>& b, const Shape& out) {
+std::vector<double> naive_convt(const ConvCase &c, const std::vector<double> &x,
+                                const std::vector<double> &w,
+                                const std::vector<double> &b,
+                                const Shape &out) {
   const int64_t cin_g = c.cin / c.groups, cout_g = c.cout / c.groups;
-  const int64_t in_plane = numel(c.in), out_plane = numel(out), kv = numel(c.ker);
+  const int64_t in_plane = numel(c.in), out_plane = numel(out),
+                kv = numel(c.ker);
   std::vector<double> y(size_t(c.n * c.cout * out_plane));
   for (int64_t n = 0; n < c.n; ++n)
     for (int64_t oc = 0; oc < c.cout; ++oc)
@@ -97,51 +108,63 @@ std::vector<double> naive_convt(const ConvCase& c, const std::vector<double>& x,
             int64_t lin = 0;
             bool ok = true;
             for (int d = 0; d < c.r && ok; ++d) {
-              const int64_t num = o[size_t(d)] + c.pb[size_t(d)] - k[size_t(d)] * c.dil[size_t(d)];
-              ok = num >= 0 && num % c.stride[size_t(d)] == 0 && num / c.stride[size_t(d)] < c.in[size_t(d)];
-              lin = lin * c.in[size_t(d)] + (ok ? num / c.stride[size_t(d)] : 0);
+              const int64_t num = o[size_t(d)] + c.pb[size_t(d)] -
+                                  k[size_t(d)] * c.dil[size_t(d)];
+              ok = num >= 0 && num % c.stride[size_t(d)] == 0 &&
+                   num / c.stride[size_t(d)] < c.in[size_t(d)];
+              lin =
+                  lin * c.in[size_t(d)] + (ok ? num / c.stride[size_t(d)] : 0);
             }
             if (!ok)
               continue;
             const int64_t ic = g * cin_g + icl;
-            s += x[size_t((n * c.cin + ic) * in_plane + lin)] * w[size_t((ic * cout_g + ocl) * kv + t)];
+            s += x[size_t((n * c.cin + ic) * in_plane + lin)] *
+                 w[size_t((ic * cout_g + ocl) * kv + t)];
           }
         y[size_t((n * c.cout + oc) * out_plane + op)] = s;
       }
   return y;
 }
 
-template <class T> void run_case(const ConvCase& c, bool transpose, uint64_t seed) {
+template <class T>
+void run_case(const ConvCase &c, bool transpose, uint64_t seed) {
   const Shape out = transpose ? convt_out(c) : conv_out(c);
   for (auto d : out)
     ASSERT_GT(d, 0);
   const int64_t kv = numel(c.ker);
-  const int64_t wn = transpose ? c.cin * (c.cout / c.groups) * kv : c.cout * (c.cin / c.groups) * kv;
+  const int64_t wn = transpose ? c.cin * (c.cout / c.groups) * kv
+                               : c.cout * (c.cin / c.groups) * kv;
   const auto xd = random_vec<double>(size_t(c.n * c.cin * numel(c.in)), seed);
   const auto wd = random_vec<double>(size_t(wn), seed + 1);
   const auto bd = random_vec<double>(size_t(c.cout), seed + 2);
-  const std::vector<T> x(xd.begin(), xd.end()), w(wd.begin(), wd.end()), b(bd.begin(), bd.end());
+  const std::vector<T> x(xd.begin(), xd.end()), w(wd.begin(), wd.end()),
+      b(bd.begin(), bd.end());
   // Round the inputs through T so the double reference sees the same values.
-  const std::vector<double> xr(x.begin(), x.end()), wr(w.begin(), w.end()), br(b.begin(), b.end());
+  const std::vector<double> xr(x.begin(), x.end()), wr(w.begin(), w.end()),
+      br(b.begin(), b.end());
   const int64_t ny = c.n * c.cout * numel(out);
   std::vector<T> y(size_t(ny) + 1, T(123));
   const rt::ConvParams p = params(c, out);
   if (transpose)
-    rt::conv_transpose(x.data(), w.data(), c.bias ? b.data() : nullptr, y.data(), p);
+    rt::conv_transpose(x.data(), w.data(), c.bias ? b.data() : nullptr,
+                       y.data(), p);
   else
     rt::conv(x.data(), w.data(), c.bias ? b.data() : nullptr, y.data(), p);
   ASSERT_EQ(y.back(), T(123)) << "wrote past the output";
   y.pop_back();
-  const auto want = transpose ? naive_convt(c, xr, wr, br, out) : naive_conv(c, xr, wr, br, out);
+  const auto want = transpose ? naive_convt(c, xr, wr, br, out)
+                              : naive_conv(c, xr, wr, br, out);
   std::vector<T> wantT(want.begin(), want.end());
   const double tol = std::is_same<T, float>::value ? 2e-5 : 1e-12;
-  ASSERT_TRUE(all_near(y, wantT, tol, tol)) << (transpose ? "convT" : "conv") << " r=" << c.r << " in="
-                                            << shape_str(c.in) << " k=" << shape_str(c.ker) << " s="
-                                            << shape_str(c.stride) << " d=" << shape_str(c.dil) << " pb="
-                                            << shape_str(c.pb) << " pe=" << shape_str(c.pe) << " g=" << c.groups;
+  ASSERT_TRUE(all_near(y, wantT, tol, tol))
+      << (transpose ? "convT" : "conv") << " r=" << c.r
+      << " in=" << shape_str(c.in) << " k=" << shape_str(c.ker)
+      << " s=" << shape_str(c.stride) << " d=" << shape_str(c.dil)
+      << " pb=" << shape_str(c.pb) << " pe=" << shape_str(c.pe)
+      << " g=" << c.groups;
 }
 
-ConvCase random_case(Rng& r, int rank, bool transpose) {
+ConvCase random_case(Rng &r, int rank, bool transpose) {
   static const int64_t sizes[] = {1, 3, 7, 8, 9, 17};
   for (;;) {
     ConvCase c;
@@ -160,11 +183,13 @@ ConvCase random_case(Rng& r, int rank, bool transpose) {
       c.pe.push_back(r.range(0, 2));
     }
     if (transpose) {
-      // ONNX requires pads < the effective kernel for ConvTranspose to be meaningful.
+      // ONNX requires pads < the effective kernel for ConvTranspose to be
+      // meaningful.
       bool ok = true;
       for (int d = 0; d < rank; ++d)
-        ok = ok && c.pb[size_t(d)] + c.pe[size_t(d)] < c.dil[size_t(d)] * (c.ker[size_t(d)] - 1) + 1 +
-                                                       c.stride[size_t(d)] * (c.in[size_t(d)] - 1);
+        ok = ok && c.pb[size_t(d)] + c.pe[size_t(d)] <
+                       c.dil[size_t(d)] * (c.ker[size_t(d)] - 1) + 1 +
+                           c.stride[size_t(d)] * (c.in[size_t(d)] - 1);
       if (ok)
         return c;
     } else {
@@ -205,20 +230,39 @@ TEST(ConvTranspose, RandomCases1d2d3d) {
 
 TEST(Conv, NamedShapes) {
   // Depthwise 3x3, stride 2, same padding, odd sizes.
-  run_case<float>({2, 1, 6, 6, 6, {9, 17}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}, true}, false, 1);
+  run_case<float>(
+      {2, 1, 6, 6, 6, {9, 17}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}, true},
+      false, 1);
   // Pointwise (1x1) conv with many channels: the contiguous fast path.
-  run_case<float>({2, 2, 33, 17, 1, {7, 9}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, false}, false, 2);
+  run_case<float>(
+      {2, 2, 33, 17, 1, {7, 9}, {1, 1}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, false},
+      false, 2);
   // Dilated 1d with asymmetric padding.
-  run_case<float>({1, 1, 3, 4, 1, {33}, {3}, {1}, {4}, {5}, {2}, true}, false, 3);
+  run_case<float>({1, 1, 3, 4, 1, {33}, {3}, {1}, {4}, {5}, {2}, true}, false,
+                  3);
   // Kernel larger than the input (all taps partly in padding).
-  run_case<float>({1, 1, 2, 2, 2, {3}, {5}, {1}, {1}, {3}, {3}, true}, false, 4);
+  run_case<float>({1, 1, 2, 2, 2, {3}, {5}, {1}, {1}, {3}, {3}, true}, false,
+                  4);
   // 4 spatial dims.
-  run_case<float>({4, 1, 2, 2, 1, {3, 4, 3, 5}, {2, 1, 2, 3}, {1, 2, 1, 2}, {1, 1, 2, 1}, {0, 1, 1, 1}, {1, 0, 0, 1},
+  run_case<float>({4,
+                   1,
+                   2,
+                   2,
+                   1,
+                   {3, 4, 3, 5},
+                   {2, 1, 2, 3},
+                   {1, 2, 1, 2},
+                   {1, 1, 2, 1},
+                   {0, 1, 1, 1},
+                   {1, 0, 0, 1},
                    true},
                   false, 5);
   // Transposed: stride 2 upsampling with output cropping, groups.
-  run_case<float>({2, 2, 4, 6, 2, {5, 7}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {0, 1}, true}, true, 6);
-  run_case<double>({1, 1, 3, 2, 1, {9}, {4}, {3}, {2}, {0}, {0}, false}, true, 7);
+  run_case<float>(
+      {2, 2, 4, 6, 2, {5, 7}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {0, 1}, true},
+      true, 6);
+  run_case<double>({1, 1, 3, 2, 1, {9}, {4}, {3}, {2}, {0}, {0}, false}, true,
+                   7);
 }
 
 TEST(Conv, HandComputed) {
@@ -244,7 +288,8 @@ TEST(Conv, HandComputed) {
 }
 
 TEST(Conv, ConstexprParams) {
-  constexpr rt::ConvParams p{2, 1, 3, 8, 1, {5, 5}, {3, 3}, {3, 3}, {1, 1}, {1, 1}, {0, 0}};
+  constexpr rt::ConvParams p{2,      1,      3,      8,      1,     {5, 5},
+                             {3, 3}, {3, 3}, {1, 1}, {1, 1}, {0, 0}};
   static_assert(p.kernel[1] == 3, "aggregate is constexpr-initialisable");
   EXPECT_EQ(p.out_channels, 8);
 }

@@ -3,6 +3,7 @@
 
 #include "test_util.h"
 
+#include <cfloat>
 #include <memory>
 
 using namespace tract_test;
@@ -28,7 +29,8 @@ TEST(Copy, TailSizesAndOverlap) {
 }
 
 TEST(Cast, FloatToIntTruncatesSaturatesAndZeroesNaN) {
-  const float x[] = {2.7f, -2.7f, 0.5f, -0.5f, NAN, INFINITY, -INFINITY, 1e10f, -1e10f, 127.9f, -128.9f, 300.f};
+  const float x[] = {2.7f,      -2.7f, 0.5f,   -0.5f,  NAN,     INFINITY,
+                     -INFINITY, 1e10f, -1e10f, 127.9f, -128.9f, 300.f};
   int8_t y8[12];
   rt::cast(x, y8, 12);
   const int8_t w8[] = {2, -2, 0, 0, 0, 127, -128, 127, -128, 127, -128, 127};
@@ -83,10 +85,25 @@ TEST(Cast, BoolAndIntegerConversions) {
   double dd[1];
   rt::cast(big, dd, 1);
   EXPECT_EQ(dd[0], 9007199254740992.0);
-  const double dbl[] = {1.0 / 3.0};
-  float ff[1];
-  rt::cast(dbl, ff, 1);
+  const double fmax = double(FLT_MAX);
+  const double dbl[] = {1.0 / 3.0,
+                        1e300,
+                        -1e300,
+                        fmax,
+                        fmax + std::ldexp(1.0, 102),
+                        fmax + std::ldexp(1.0, 103),
+                        double(NAN),
+                        -double(INFINITY)};
+  float ff[8];
+  rt::cast(dbl, ff, 8);
   EXPECT_EQ(ff[0], 1.0f / 3.0f);
+  EXPECT_EQ(ff[1], INFINITY);
+  EXPECT_EQ(ff[2], -INFINITY);
+  EXPECT_EQ(ff[3], FLT_MAX);
+  EXPECT_EQ(ff[4], FLT_MAX); // rounds down, like the IEEE conversion
+  EXPECT_EQ(ff[5], INFINITY);
+  EXPECT_TRUE(std::isnan(ff[6]));
+  EXPECT_EQ(ff[7], -INFINITY);
 }
 
 TEST(Cast, TailSizesMatchElementwise) {

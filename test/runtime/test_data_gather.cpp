@@ -10,8 +10,10 @@ TEST(Gather, NegativeWrapAndClamp) {
   for (int64_t inner : {int64_t(1), int64_t(3), int64_t(8), int64_t(17)})
     for (int64_t axis : {int64_t(1), int64_t(5)}) {
       const int64_t outer = 3;
-      const auto x = random_vec<float>(size_t(outer * axis * inner), uint64_t(inner * 7 + axis));
-      const std::vector<int64_t> idx = {0, axis - 1, -1, -axis, 2, -axis - 3, axis + 4};
+      const auto x = random_vec<float>(size_t(outer * axis * inner),
+                                       uint64_t(inner * 7 + axis));
+      const std::vector<int64_t> idx = {0, axis - 1,  -1,      -axis,
+                                        2, -axis - 3, axis + 4};
       const int64_t ni = int64_t(idx.size());
       std::vector<float> y(size_t(outer * ni * inner));
       rt::gather(x.data(), idx.data(), y.data(), outer, axis, inner, ni);
@@ -22,7 +24,8 @@ TEST(Gather, NegativeWrapAndClamp) {
             k += axis;
           k = std::min(std::max(k, int64_t(0)), axis - 1);
           for (int64_t i = 0; i < inner; ++i)
-            ASSERT_EQ(y[size_t((o * ni + j) * inner + i)], x[size_t((o * axis + k) * inner + i)]);
+            ASSERT_EQ(y[size_t((o * ni + j) * inner + i)],
+                      x[size_t((o * axis + k) * inner + i)]);
         }
       // 32-bit indices too.
       const std::vector<int32_t> idx32 = {-1, 0};
@@ -33,7 +36,7 @@ TEST(Gather, NegativeWrapAndClamp) {
   // Empty axis: filled with T() instead of reading anything.
   const int64_t idx = 0;
   float y[2] = {5, 5};
-  rt::gather(static_cast<const float*>(nullptr), &idx, y, 1, 0, 2, 1);
+  rt::gather(static_cast<const float *>(nullptr), &idx, y, 1, 0, 2, 1);
   EXPECT_EQ(y[0], 0.f);
 }
 
@@ -47,12 +50,14 @@ TEST(GatherElements, AllAxes) {
           xs[size_t(d)] = r.range(1, 5);
           is[size_t(d)] = d == axis ? r.range(1, 7) : r.range(1, xs[size_t(d)]);
         }
-        const auto x = random_vec<int32_t>(size_t(numel(xs)), r.next(), -100, 100);
+        const auto x =
+            random_vec<int32_t>(size_t(numel(xs)), r.next(), -100, 100);
         std::vector<int64_t> idx(size_t(numel(is)));
-        for (auto& v : idx)
+        for (auto &v : idx)
           v = r.range(-xs[size_t(axis)], xs[size_t(axis)] - 1);
         std::vector<int32_t> y(idx.size());
-        rt::gather_elements(x.data(), idx.data(), y.data(), xs.data(), is.data(), rank, axis);
+        rt::gather_elements(x.data(), idx.data(), y.data(), xs.data(),
+                            is.data(), rank, axis);
         for (int64_t k = 0; k < numel(is); ++k) {
           Shape p = unravel(k, is);
           int64_t j = idx[size_t(k)];
@@ -78,7 +83,8 @@ TEST(Trilu, UpperLowerAllDiagonals) {
       for (int64_t k = -10; k <= 18; k += 2)
         for (bool upper : {false, true}) {
           const int64_t batch = 2;
-          const auto x = random_vec<float>(size_t(batch * rows * cols), uint64_t(rows * cols), 1, 2);
+          const auto x = random_vec<float>(size_t(batch * rows * cols),
+                                           uint64_t(rows * cols), 1, 2);
           std::vector<float> y(x.size(), -1.f);
           rt::trilu(x.data(), y.data(), batch, rows, cols, k, upper);
           for (int64_t b = 0; b < batch; ++b)
@@ -86,7 +92,8 @@ TEST(Trilu, UpperLowerAllDiagonals) {
               for (int64_t j = 0; j < cols; ++j) {
                 const size_t p = size_t((b * rows + i) * cols + j);
                 const bool keep = upper ? j - i >= k : j - i <= k;
-                ASSERT_EQ(y[p], keep ? x[p] : 0.f) << rows << "x" << cols << " k=" << k << " upper=" << upper;
+                ASSERT_EQ(y[p], keep ? x[p] : 0.f)
+                    << rows << "x" << cols << " k=" << k << " upper=" << upper;
               }
         }
 }

@@ -14,7 +14,7 @@ using namespace tract_test;
 namespace rt = tract::rt;
 
 namespace {
-int64_t ravel(const Shape& idx, const Shape& s) {
+int64_t ravel(const Shape &idx, const Shape &s) {
   int64_t lin = 0;
   for (size_t d = 0; d < s.size(); ++d)
     lin = lin * s[d] + idx[d];
@@ -33,7 +33,7 @@ TEST(Transpose, AllPermutationsUpToRank4) {
   for (int rank = 0; rank <= 4; ++rank)
     for (int t = 0; t < 6; ++t) {
       Shape s(static_cast<size_t>(rank));
-      for (auto& d : s)
+      for (auto &d : s)
         d = dims[r.range(0, 6)];
       Shape perm(static_cast<size_t>(rank));
       std::iota(perm.begin(), perm.end(), 0);
@@ -49,7 +49,8 @@ TEST(Transpose, AllPermutationsUpToRank4) {
           Shape xi(static_cast<size_t>(rank));
           for (int i = 0; i < rank; ++i)
             xi[size_t(perm[size_t(i)])] = yi[size_t(i)];
-          ASSERT_EQ(y[size_t(k)], x[size_t(ravel(xi, s))]) << shape_str(s) << " perm " << shape_str(perm);
+          ASSERT_EQ(y[size_t(k)], x[size_t(ravel(xi, s))])
+              << shape_str(s) << " perm " << shape_str(perm);
         }
       } while (std::next_permutation(perm.begin(), perm.end()));
     }
@@ -83,7 +84,8 @@ TEST(Concat, PartsFillColumns) {
     int64_t off = 0;
     std::vector<std::vector<float>> parts;
     for (int64_t w : widths) {
-      parts.push_back(random_vec<float>(size_t(outer * w), uint64_t(w + outer)));
+      parts.push_back(
+          random_vec<float>(size_t(outer * w), uint64_t(w + outer)));
       rt::concat_part(parts.back().data(), y.data(), outer, w, yi, off);
       off += w;
     }
@@ -91,7 +93,8 @@ TEST(Concat, PartsFillColumns) {
       int64_t col = 0;
       for (size_t p = 0; p < parts.size(); ++p)
         for (int64_t j = 0; j < widths[p]; ++j, ++col)
-          ASSERT_EQ(y[size_t(o * yi + col)], parts[p][size_t(o * widths[p] + j)]);
+          ASSERT_EQ(y[size_t(o * yi + col)],
+                    parts[p][size_t(o * widths[p] + j)]);
     }
   }
 }
@@ -100,7 +103,8 @@ TEST(Slice, PositiveAndNegativeSteps) {
   Rng r(17);
   for (int rank = 1; rank <= 4; ++rank)
     for (int t = 0; t < 60; ++t) {
-      Shape s(static_cast<size_t>(rank)), starts(static_cast<size_t>(rank)), steps(static_cast<size_t>(rank)), out(static_cast<size_t>(rank));
+      Shape s(static_cast<size_t>(rank)), starts(static_cast<size_t>(rank)),
+          steps(static_cast<size_t>(rank)), out(static_cast<size_t>(rank));
       for (int d = 0; d < rank; ++d) {
         const size_t k = size_t(d);
         s[k] = r.range(1, 17);
@@ -109,12 +113,15 @@ TEST(Slice, PositiveAndNegativeSteps) {
           steps[k] = 1;
         starts[k] = r.range(0, s[k] - 1);
         // Number of valid elements from start in direction of step.
-        const int64_t avail = steps[k] > 0 ? (s[k] - starts[k] + steps[k] - 1) / steps[k] : starts[k] / -steps[k] + 1;
+        const int64_t avail = steps[k] > 0
+                                  ? (s[k] - starts[k] + steps[k] - 1) / steps[k]
+                                  : starts[k] / -steps[k] + 1;
         out[k] = r.range(0, avail);
       }
       const auto x = iota_vec(numel(s));
       std::vector<int32_t> y(size_t(numel(out)) + 1, -5);
-      rt::slice(x.data(), y.data(), s.data(), rank, starts.data(), steps.data(), out.data());
+      rt::slice(x.data(), y.data(), s.data(), rank, starts.data(), steps.data(),
+                out.data());
       ASSERT_EQ(y.back(), -5);
       for (int64_t k = 0; k < numel(out); ++k) {
         const Shape oi = unravel(k, out);
@@ -153,7 +160,8 @@ TEST(Tile, RepeatsAndPartialTiles) {
         Shape oi = unravel(k, out);
         for (int d = 0; d < rank; ++d)
           oi[size_t(d)] %= s[size_t(d)];
-        ASSERT_EQ(y[size_t(k)], x[size_t(ravel(oi, s))]) << shape_str(s) << "->" << shape_str(out);
+        ASSERT_EQ(y[size_t(k)], x[size_t(ravel(oi, s))])
+            << shape_str(s) << "->" << shape_str(out);
       }
     }
 }
@@ -184,10 +192,12 @@ int64_t ref_src(int64_t i, int64_t n, rt::PadMode m) {
 
 TEST(Pad, ModesWithCropping) {
   Rng r(23);
-  for (rt::PadMode mode : {rt::PadMode::Constant, rt::PadMode::Reflect, rt::PadMode::Edge})
+  for (rt::PadMode mode :
+       {rt::PadMode::Constant, rt::PadMode::Reflect, rt::PadMode::Edge})
     for (int rank = 1; rank <= 4; ++rank)
       for (int t = 0; t < 40; ++t) {
-        Shape s(static_cast<size_t>(rank)), pb(static_cast<size_t>(rank)), out(static_cast<size_t>(rank));
+        Shape s(static_cast<size_t>(rank)), pb(static_cast<size_t>(rank)),
+            out(static_cast<size_t>(rank));
         for (int d = 0; d < rank; ++d) {
           const size_t k = size_t(d);
           s[k] = r.range(1, 9);
@@ -200,18 +210,21 @@ TEST(Pad, ModesWithCropping) {
         }
         const auto x = iota_vec(numel(s));
         std::vector<int32_t> y(size_t(numel(out)));
-        rt::pad(x.data(), y.data(), s.data(), rank, pb.data(), out.data(), mode, int32_t(-7));
+        rt::pad(x.data(), y.data(), s.data(), rank, pb.data(), out.data(), mode,
+                int32_t(-7));
         for (int64_t k = 0; k < numel(out); ++k) {
           const Shape oi = unravel(k, out);
           Shape xi(static_cast<size_t>(rank));
           bool inside = true;
           for (int d = 0; d < rank; ++d) {
-            xi[size_t(d)] = ref_src(oi[size_t(d)] - pb[size_t(d)], s[size_t(d)], mode);
+            xi[size_t(d)] =
+                ref_src(oi[size_t(d)] - pb[size_t(d)], s[size_t(d)], mode);
             inside = inside && xi[size_t(d)] >= 0;
           }
           const int32_t want = inside ? x[size_t(ravel(xi, s))] : -7;
-          ASSERT_EQ(y[size_t(k)], want) << "mode " << int(mode) << " " << shape_str(s) << " pb " << shape_str(pb)
-                                        << " out " << shape_str(out) << " at " << k;
+          ASSERT_EQ(y[size_t(k)], want)
+              << "mode " << int(mode) << " " << shape_str(s) << " pb "
+              << shape_str(pb) << " out " << shape_str(out) << " at " << k;
         }
       }
 }
@@ -221,11 +234,14 @@ TEST(Pad, HandComputed) {
   const int64_t s = 3, pb = 2, out = 8;
   float y[8];
   rt::pad(x, y, &s, 1, &pb, &out, rt::PadMode::Reflect, 0.f);
-  EXPECT_EQ(std::vector<float>(y, y + 8), (std::vector<float>{3, 2, 1, 2, 3, 2, 1, 2}));
+  EXPECT_EQ(std::vector<float>(y, y + 8),
+            (std::vector<float>{3, 2, 1, 2, 3, 2, 1, 2}));
   rt::pad(x, y, &s, 1, &pb, &out, rt::PadMode::Edge, 0.f);
-  EXPECT_EQ(std::vector<float>(y, y + 8), (std::vector<float>{1, 1, 1, 2, 3, 3, 3, 3}));
+  EXPECT_EQ(std::vector<float>(y, y + 8),
+            (std::vector<float>{1, 1, 1, 2, 3, 3, 3, 3}));
   rt::pad(x, y, &s, 1, &pb, &out, rt::PadMode::Constant, 9.f);
-  EXPECT_EQ(std::vector<float>(y, y + 8), (std::vector<float>{9, 9, 1, 2, 3, 9, 9, 9}));
+  EXPECT_EQ(std::vector<float>(y, y + 8),
+            (std::vector<float>{9, 9, 1, 2, 3, 9, 9, 9}));
 }
 
 TEST(DepthSpace, MatchesNumpyReshapeTranspose) {
@@ -240,8 +256,10 @@ TEST(DepthSpace, MatchesNumpyReshapeTranspose) {
             rt::depth_to_space(x.data(), y.data(), n, c, h, w, b, crd);
             // DCR: x.reshape(n, b, b, oc, h, w).transpose(0, 3, 4, 1, 5, 2)
             // CRD: x.reshape(n, oc, b, b, h, w).transpose(0, 1, 4, 2, 5, 3)
-            const Shape s6 = crd ? Shape{n, oc, b, b, h, w} : Shape{n, b, b, oc, h, w};
-            const Shape perm = crd ? Shape{0, 1, 4, 2, 5, 3} : Shape{0, 3, 4, 1, 5, 2};
+            const Shape s6 =
+                crd ? Shape{n, oc, b, b, h, w} : Shape{n, b, b, oc, h, w};
+            const Shape perm =
+                crd ? Shape{0, 1, 4, 2, 5, 3} : Shape{0, 3, 4, 1, 5, 2};
             std::vector<int32_t> want(x.size());
             rt::transpose(x.data(), want.data(), s6.data(), 6, perm.data());
             ASSERT_EQ(y, want) << "b=" << b << " crd=" << crd;
@@ -251,7 +269,8 @@ TEST(DepthSpace, MatchesNumpyReshapeTranspose) {
             if (!crd) {
               ASSERT_EQ(back, x);
             }
-            // And is itself x.reshape(n, C, H/b, b, W/b, b).transpose(0, 3, 5, 1, 2, 4).
+            // And is itself x.reshape(n, C, H/b, b, W/b, b).transpose(0, 3, 5,
+            // 1, 2, 4).
             const Shape s2 = {n, oc, h, b, w, b};
             const Shape p2 = {0, 3, 5, 1, 2, 4};
             std::vector<int32_t> want2(x.size());

@@ -8,7 +8,8 @@ namespace rt = tract::rt;
 namespace {
 
 // mean and variance of n values at stride `st`, computed in double.
-void moments(const double* x, int64_t n, int64_t st, double* mean, double* var) {
+void moments(const double *x, int64_t n, int64_t st, double *mean,
+             double *var) {
   double s = 0, s2 = 0;
   for (int64_t i = 0; i < n; ++i)
     s += x[i * st];
@@ -28,17 +29,21 @@ TEST(Norm, LayerNorm) {
       const auto xd = random_vec<double>(size_t(outer * n), seed++, -3, 5);
       const auto sd = random_vec<double>(size_t(n), seed++, 0.5, 2);
       const auto bd = random_vec<double>(size_t(n), seed++);
-      const std::vector<float> x(xd.begin(), xd.end()), s(sd.begin(), sd.end()), b(bd.begin(), bd.end());
+      const std::vector<float> x(xd.begin(), xd.end()), s(sd.begin(), sd.end()),
+          b(bd.begin(), bd.end());
       const std::vector<double> xr(x.begin(), x.end());
       std::vector<float> y(x.size());
-      rt::layer_norm(x.data(), s.data(), with_bias ? b.data() : nullptr, y.data(), outer, n, 1e-5f);
+      rt::layer_norm(x.data(), s.data(), with_bias ? b.data() : nullptr,
+                     y.data(), outer, n, 1e-5f);
       std::vector<float> want(x.size());
       for (int64_t o = 0; o < outer; ++o) {
         double m, v;
         moments(xr.data() + o * n, n, 1, &m, &v);
         for (int64_t i = 0; i < n; ++i)
-          want[size_t(o * n + i)] = float((xr[size_t(o * n + i)] - m) / std::sqrt(v + double(1e-5f)) * s[size_t(i)] +
-                                          (with_bias ? b[size_t(i)] : 0.f));
+          want[size_t(o * n + i)] =
+              float((xr[size_t(o * n + i)] - m) / std::sqrt(v + double(1e-5f)) *
+                        s[size_t(i)] +
+                    (with_bias ? b[size_t(i)] : 0.f));
       }
       ASSERT_TRUE(all_near(y, want, 1e-4, 1e-4)) << n;
     }
@@ -51,14 +56,17 @@ TEST(Norm, InstanceNorm) {
     const auto xd = random_vec<double>(size_t(n * c * sp), seed++, -1, 3);
     const std::vector<double> scale = {1.0, 0.5, -2.0}, bias = {0.0, 1.0, -1.0};
     std::vector<double> y(xd.size());
-    rt::instance_norm(xd.data(), scale.data(), bias.data(), y.data(), n, c, sp, 1e-3f);
+    rt::instance_norm(xd.data(), scale.data(), bias.data(), y.data(), n, c, sp,
+                      1e-3f);
     for (int64_t b = 0; b < n; ++b)
       for (int64_t ch = 0; ch < c; ++ch) {
         double m, v;
         moments(xd.data() + (b * c + ch) * sp, sp, 1, &m, &v);
         for (int64_t i = 0; i < sp; ++i) {
           const size_t k = size_t((b * c + ch) * sp + i);
-          const double want = (xd[k] - m) / std::sqrt(v + double(1e-3f)) * scale[size_t(ch)] + bias[size_t(ch)];
+          const double want =
+              (xd[k] - m) / std::sqrt(v + double(1e-3f)) * scale[size_t(ch)] +
+              bias[size_t(ch)];
           ASSERT_NEAR(y[k], want, 1e-10) << sp;
         }
       }
@@ -80,14 +88,18 @@ TEST(Norm, Lrn) {
           for (int64_t i = 0; i < sp; ++i) {
             double sq = 0;
             // ONNX: [c - floor((size-1)/2), c + ceil((size-1)/2)]
-            const int64_t lo = ch - (size - 1) / 2, hi = ch + (size - 1 + 1) / 2;
+            const int64_t lo = ch - (size - 1) / 2,
+                          hi = ch + (size - 1 + 1) / 2;
             for (int64_t cc = lo; cc <= hi; ++cc)
               if (cc >= 0 && cc < c) {
                 const double v = x[size_t((b * c + cc) * sp + i)];
                 sq += v * v;
               }
             const size_t k = size_t((b * c + ch) * sp + i);
-            const double want = x[k] / std::pow(double(bias) + double(alpha) / double(size) * sq, double(beta));
+            const double want =
+                x[k] /
+                std::pow(double(bias) + double(alpha) / double(size) * sq,
+                         double(beta));
             ASSERT_NEAR(y[k], want, 1e-5) << c << " " << size;
           }
     }

@@ -15,11 +15,14 @@ struct PoolCase {
   bool include_pad;
 };
 
-Shape pool_out(const PoolCase& c) {
+Shape pool_out(const PoolCase &c) {
   Shape o(size_t(c.r));
   for (size_t d = 0; d < o.size(); ++d) {
-    const int64_t span = c.in[d] + c.pb[d] + c.pe[d] - c.dil[d] * (c.ker[d] - 1) - 1;
-    o[d] = (c.ceil_mode ? (span + c.stride[d] - 1) / c.stride[d] : span / c.stride[d]) + 1;
+    const int64_t span =
+        c.in[d] + c.pb[d] + c.pe[d] - c.dil[d] * (c.ker[d] - 1) - 1;
+    o[d] = (c.ceil_mode ? (span + c.stride[d] - 1) / c.stride[d]
+                        : span / c.stride[d]) +
+           1;
     // ONNX ceil mode: drop a last window that starts in the end padding.
     if (c.ceil_mode && (o[d] - 1) * c.stride[d] >= c.in[d] + c.pb[d])
       --o[d];
@@ -27,7 +30,7 @@ Shape pool_out(const PoolCase& c) {
   return o;
 }
 
-rt::PoolParams params(const PoolCase& c, const Shape& out) {
+rt::PoolParams params(const PoolCase &c, const Shape &out) {
   rt::PoolParams p{};
   p.spatial_rank = c.r;
   p.batch_channels = c.bc;
@@ -48,8 +51,10 @@ rt::PoolParams params(const PoolCase& c, const Shape& out) {
 enum class Kind { Max, Avg, Lp1, Lp2, Lp3 };
 
 // Direct definition over each window's taps with explicit bound tests.
-std::vector<double> naive_pool(const PoolCase& c, const std::vector<double>& x, const Shape& out, Kind kind) {
-  const int64_t in_plane = numel(c.in), out_plane = numel(out), kv = numel(c.ker);
+std::vector<double> naive_pool(const PoolCase &c, const std::vector<double> &x,
+                               const Shape &out, Kind kind) {
+  const int64_t in_plane = numel(c.in), out_plane = numel(out),
+                kv = numel(c.ker);
   std::vector<double> y(size_t(c.bc * out_plane));
   for (int64_t b = 0; b < c.bc; ++b)
     for (int64_t op = 0; op < out_plane; ++op) {
@@ -103,7 +108,7 @@ std::vector<double> naive_pool(const PoolCase& c, const std::vector<double>& x, 
   return y;
 }
 
-void run_case(const PoolCase& c, Kind kind, uint64_t seed) {
+void run_case(const PoolCase &c, Kind kind, uint64_t seed) {
   const Shape out = pool_out(c);
   const auto xd = random_vec<double>(size_t(c.bc * numel(c.in)), seed);
   const std::vector<float> x(xd.begin(), xd.end());
@@ -132,9 +137,11 @@ void run_case(const PoolCase& c, Kind kind, uint64_t seed) {
   const auto want = naive_pool(c, xr, out, kind);
   const std::vector<float> wantf(want.begin(), want.end());
   ASSERT_TRUE(all_near(y, wantf, 1e-5, 1e-5))
-      << "kind=" << int(kind) << " in=" << shape_str(c.in) << " k=" << shape_str(c.ker) << " s="
-      << shape_str(c.stride) << " d=" << shape_str(c.dil) << " pb=" << shape_str(c.pb) << " pe=" << shape_str(c.pe)
-      << " ceil=" << c.ceil_mode << " incl=" << c.include_pad;
+      << "kind=" << int(kind) << " in=" << shape_str(c.in)
+      << " k=" << shape_str(c.ker) << " s=" << shape_str(c.stride)
+      << " d=" << shape_str(c.dil) << " pb=" << shape_str(c.pb)
+      << " pe=" << shape_str(c.pe) << " ceil=" << c.ceil_mode
+      << " incl=" << c.include_pad;
 }
 
 } // namespace
@@ -159,7 +166,8 @@ TEST(Pool, RandomCasesAllKinds) {
         // ONNX: pads smaller than the kernel.
         c.pb.push_back(r.range(0, c.ker.back() - 1));
         c.pe.push_back(r.range(0, c.ker.back() - 1));
-        ok = ok && c.in.back() + c.pb.back() + c.pe.back() >= c.dil.back() * (c.ker.back() - 1) + 1;
+        ok = ok && c.in.back() + c.pb.back() + c.pe.back() >=
+                       c.dil.back() * (c.ker.back() - 1) + 1;
       }
       if (!ok)
         continue;
@@ -171,17 +179,28 @@ TEST(Pool, RandomCasesAllKinds) {
 TEST(Pool, NamedShapes) {
   // 3x3 stride 2 pad 1 on 17x9 (typical ResNet stem), both divisor modes.
   for (bool incl : {false, true}) {
-    const PoolCase c{2, 3, {17, 9}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}, false, incl};
+    const PoolCase c{2,      3,      {17, 9}, {3, 3}, {2, 2},
+                     {1, 1}, {1, 1}, {1, 1},  false,  incl};
     run_case(c, Kind::Max, 1);
     run_case(c, Kind::Avg, 2);
   }
   // Global average pool over 7x7.
-  run_case({2, 4, {7, 7}, {7, 7}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, false, false}, Kind::Avg, 3);
+  run_case({2, 4, {7, 7}, {7, 7}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, false, false},
+           Kind::Avg, 3);
   // Ceil mode with a partial last window.
   run_case({1, 2, {8}, {3}, {2}, {1}, {0}, {0}, true, false}, Kind::Avg, 4);
   run_case({1, 2, {8}, {3}, {2}, {1}, {0}, {0}, true, true}, Kind::Avg, 5);
   // 4 spatial dims.
-  run_case({4, 1, {3, 4, 5, 3}, {2, 2, 3, 1}, {1, 2, 2, 1}, {1, 1, 1, 2}, {1, 0, 1, 0}, {0, 1, 1, 0}, false, true},
+  run_case({4,
+            1,
+            {3, 4, 5, 3},
+            {2, 2, 3, 1},
+            {1, 2, 2, 1},
+            {1, 1, 1, 2},
+            {1, 0, 1, 0},
+            {0, 1, 1, 0},
+            false,
+            true},
            Kind::Avg, 6);
 }
 

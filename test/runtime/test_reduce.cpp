@@ -10,10 +10,22 @@ namespace op = tract::rt::op;
 
 namespace {
 
-enum class R { Sum, Mean, Max, Min, Prod, SumSquare, L1, L2, LogSum, LogSumExp };
+enum class R {
+  Sum,
+  Mean,
+  Max,
+  Min,
+  Prod,
+  SumSquare,
+  L1,
+  L2,
+  LogSum,
+  LogSumExp
+};
 
 // Gathers each output's inputs into a list, then reduces it in double.
-std::vector<double> naive_reduce(const std::vector<double>& x, const Shape& s, uint32_t mask, R r) {
+std::vector<double> naive_reduce(const std::vector<double> &x, const Shape &s,
+                                 uint32_t mask, R r) {
   Shape ys = s;
   for (size_t d = 0; d < s.size(); ++d)
     if (mask >> d & 1u)
@@ -30,7 +42,7 @@ std::vector<double> naive_reduce(const std::vector<double>& x, const Shape& s, u
     groups[size_t(lin)].push_back(x[size_t(i)]);
   }
   std::vector<double> y;
-  for (const auto& g : groups) {
+  for (const auto &g : groups) {
     double acc = 0;
     switch (r) {
     case R::Sum:
@@ -82,13 +94,14 @@ std::vector<double> naive_reduce(const std::vector<double>& x, const Shape& s, u
   return y;
 }
 
-template <class Op> void check_reduce(R r, double lo, double hi, uint64_t seed) {
+template <class Op>
+void check_reduce(R r, double lo, double hi, uint64_t seed) {
   Rng rng(seed);
   static const int64_t dims[] = {1, 2, 3, 5, 7, 8, 9, 17};
   for (int rank = 0; rank <= 4; ++rank)
     for (int t = 0; t < 20; ++t) {
       Shape s(static_cast<size_t>(rank));
-      for (auto& d : s)
+      for (auto &d : s)
         d = dims[rng.range(0, rank >= 3 ? 4 : 7)];
       const uint32_t mask = uint32_t(rng.range(0, (1 << rank) - 1));
       const auto xd = random_vec<double>(size_t(numel(s)), rng.next(), lo, hi);
@@ -104,7 +117,8 @@ template <class Op> void check_reduce(R r, double lo, double hi, uint64_t seed) 
       y.pop_back();
       const auto want = naive_reduce(xr, s, mask, r);
       const std::vector<float> wf(want.begin(), want.end());
-      ASSERT_TRUE(all_near(y, wf, 2e-5, 2e-5)) << "op " << int(r) << " shape " << shape_str(s) << " mask " << mask;
+      ASSERT_TRUE(all_near(y, wf, 2e-5, 2e-5))
+          << "op " << int(r) << " shape " << shape_str(s) << " mask " << mask;
     }
 }
 
@@ -126,24 +140,33 @@ TEST(Reduce, AllReducersRandomShapesAndAxes) {
 TEST(Reduce, EmptyReductionGivesIdentity) {
   const Shape s = {3, 0};
   float y[3];
-  rt::reduce<op::ReduceSum>(static_cast<const float*>(nullptr), s.data(), 2, 2u, y);
+  rt::reduce<op::ReduceSum>(static_cast<const float *>(nullptr), s.data(), 2,
+                            2u, y);
   EXPECT_EQ(y[0], 0.f);
-  rt::reduce<op::ReduceProd>(static_cast<const float*>(nullptr), s.data(), 2, 2u, y);
+  rt::reduce<op::ReduceProd>(static_cast<const float *>(nullptr), s.data(), 2,
+                             2u, y);
   EXPECT_EQ(y[1], 1.f);
-  rt::reduce<op::ReduceMax>(static_cast<const float*>(nullptr), s.data(), 2, 2u, y);
+  rt::reduce<op::ReduceMax>(static_cast<const float *>(nullptr), s.data(), 2,
+                            2u, y);
   EXPECT_EQ(y[2], -INFINITY);
-  rt::reduce<op::ReduceMin>(static_cast<const float*>(nullptr), s.data(), 2, 2u, y);
+  rt::reduce<op::ReduceMin>(static_cast<const float *>(nullptr), s.data(), 2,
+                            2u, y);
   EXPECT_EQ(y[0], INFINITY);
-  rt::reduce<op::ReduceMean>(static_cast<const float*>(nullptr), s.data(), 2, 2u, y);
+  rt::reduce<op::ReduceMean>(static_cast<const float *>(nullptr), s.data(), 2,
+                             2u, y);
   EXPECT_EQ(y[0], 0.f);
-  rt::reduce<op::ReduceLogSumExp>(static_cast<const float*>(nullptr), s.data(), 2, 2u, y);
+  rt::reduce<op::ReduceLogSumExp>(static_cast<const float *>(nullptr), s.data(),
+                                  2, 2u, y);
   EXPECT_EQ(y[0], -INFINITY);
   int32_t yi[3];
-  rt::reduce<op::ReduceMax>(static_cast<const int32_t*>(nullptr), s.data(), 2, 2u, yi);
+  rt::reduce<op::ReduceMax>(static_cast<const int32_t *>(nullptr), s.data(), 2,
+                            2u, yi);
   EXPECT_EQ(yi[0], INT32_MIN);
-  rt::reduce<op::ReduceMin>(static_cast<const int32_t*>(nullptr), s.data(), 2, 2u, yi);
+  rt::reduce<op::ReduceMin>(static_cast<const int32_t *>(nullptr), s.data(), 2,
+                            2u, yi);
   EXPECT_EQ(yi[0], INT32_MAX);
-  rt::reduce<op::ReduceMean>(static_cast<const int32_t*>(nullptr), s.data(), 2, 2u, yi);
+  rt::reduce<op::ReduceMean>(static_cast<const int32_t *>(nullptr), s.data(), 2,
+                             2u, yi);
   EXPECT_EQ(yi[0], 0);
 }
 
@@ -156,8 +179,8 @@ TEST(Reduce, IntegersAndSpecialValues) {
   EXPECT_EQ(y[1], 3);
   EXPECT_EQ(y[2], -3);
   rt::reduce<op::ReduceMean>(x, s.data(), 2, 2u, y); // over columns
-  EXPECT_EQ(y[0], 0);                                 // 2 / 3 truncates
-  EXPECT_EQ(y[1], -1);                                // -5 / 3 truncates
+  EXPECT_EQ(y[0], 0);                                // 2 / 3 truncates
+  EXPECT_EQ(y[1], -1);                               // -5 / 3 truncates
   rt::reduce<op::ReduceL1>(x, s.data(), 2, 3u, y);
   EXPECT_EQ(y[0], 21);
   rt::reduce<op::ReduceProd>(x, s.data(), 2, 3u, y);
@@ -201,13 +224,17 @@ TEST(ArgReduce, TiesAndDirections) {
   };
   int64_t y[6];
   rt::arg_reduce(x, y, 2, 4, 3, true, false);
-  EXPECT_EQ(std::vector<int64_t>(y, y + 6), (std::vector<int64_t>{1, 0, 0, 0, 0, 1}));
+  EXPECT_EQ(std::vector<int64_t>(y, y + 6),
+            (std::vector<int64_t>{1, 0, 0, 0, 0, 1}));
   rt::arg_reduce(x, y, 2, 4, 3, true, true);
-  EXPECT_EQ(std::vector<int64_t>(y, y + 6), (std::vector<int64_t>{2, 3, 1, 3, 2, 2}));
+  EXPECT_EQ(std::vector<int64_t>(y, y + 6),
+            (std::vector<int64_t>{2, 3, 1, 3, 2, 2}));
   rt::arg_reduce(x, y, 2, 4, 3, false, false);
-  EXPECT_EQ(std::vector<int64_t>(y, y + 6), (std::vector<int64_t>{0, 2, 2, 2, 1, 3}));
+  EXPECT_EQ(std::vector<int64_t>(y, y + 6),
+            (std::vector<int64_t>{0, 2, 2, 2, 1, 3}));
   rt::arg_reduce(x, y, 2, 4, 3, false, true);
-  EXPECT_EQ(std::vector<int64_t>(y, y + 6), (std::vector<int64_t>{0, 2, 3, 2, 3, 3}));
+  EXPECT_EQ(std::vector<int64_t>(y, y + 6),
+            (std::vector<int64_t>{0, 2, 3, 2, 3, 3}));
   int32_t y32[6];
   rt::arg_reduce(x, y32, 2, 4, 3, true, false);
   EXPECT_EQ(y32[1], 0);
@@ -216,14 +243,16 @@ TEST(ArgReduce, TiesAndDirections) {
 TEST(ArgReduce, RandomTailSizes) {
   for (int64_t len : tail_sizes())
     for (int64_t inner : {int64_t(1), int64_t(3), int64_t(8)}) {
-      const auto x = random_vec<int16_t>(size_t(2 * len * inner), uint64_t(len * 10 + inner), -5, 5);
+      const auto x = random_vec<int16_t>(size_t(2 * len * inner),
+                                         uint64_t(len * 10 + inner), -5, 5);
       std::vector<int64_t> y(size_t(2 * inner));
       rt::arg_reduce(x.data(), y.data(), 2, len, inner, true, false);
       for (int64_t o = 0; o < 2; ++o)
         for (int64_t i = 0; i < inner; ++i) {
           int64_t best = 0;
           for (int64_t j = 0; j < len; ++j)
-            if (x[size_t((o * len + j) * inner + i)] > x[size_t((o * len + best) * inner + i)])
+            if (x[size_t((o * len + j) * inner + i)] >
+                x[size_t((o * len + best) * inner + i)])
               best = j;
           ASSERT_EQ(y[size_t(o * inner + i)], best);
         }
@@ -236,7 +265,8 @@ TEST(CumSum, AllModes) {
       for (int mode = 0; mode < 4; ++mode) {
         const bool excl = mode & 1, rev = mode & 2;
         const int64_t outer = 2;
-        const auto x = random_vec<int32_t>(size_t(outer * len * inner), uint64_t(len + inner + mode), -50, 50);
+        const auto x = random_vec<int32_t>(
+            size_t(outer * len * inner), uint64_t(len + inner + mode), -50, 50);
         std::vector<int32_t> y(x.size());
         rt::cumsum(x.data(), y.data(), outer, len, inner, excl, rev);
         for (int64_t o = 0; o < outer; ++o)
@@ -244,11 +274,13 @@ TEST(CumSum, AllModes) {
             for (int64_t j = 0; j < len; ++j) {
               int32_t want = 0;
               for (int64_t t = 0; t < len; ++t) {
-                const bool take = rev ? (excl ? t > j : t >= j) : (excl ? t < j : t <= j);
+                const bool take =
+                    rev ? (excl ? t > j : t >= j) : (excl ? t < j : t <= j);
                 if (take)
                   want += x[size_t((o * len + t) * inner + i)];
               }
-              ASSERT_EQ(y[size_t((o * len + j) * inner + i)], want) << len << " " << inner << " " << mode;
+              ASSERT_EQ(y[size_t((o * len + j) * inner + i)], want)
+                  << len << " " << inner << " " << mode;
             }
       }
   // Hand-computed float case.

@@ -8,8 +8,9 @@ namespace rt = tract::rt;
 namespace {
 
 // Reference in double, one (outer, inner) column at a time.
-void naive(const std::vector<double>& x, std::vector<double>& sm, std::vector<double>& lsm, std::vector<double>& hm,
-           int64_t outer, int64_t len, int64_t inner) {
+void naive(const std::vector<double> &x, std::vector<double> &sm,
+           std::vector<double> &lsm, std::vector<double> &hm, int64_t outer,
+           int64_t len, int64_t inner) {
   sm.assign(x.size(), 0);
   lsm.assign(x.size(), 0);
   hm.assign(x.size(), 0);
@@ -34,7 +35,9 @@ void naive(const std::vector<double>& x, std::vector<double>& sm, std::vector<do
     }
 }
 
-template <class T> void check(int64_t outer, int64_t len, int64_t inner, uint64_t seed, double tol) {
+template <class T>
+void check(int64_t outer, int64_t len, int64_t inner, uint64_t seed,
+           double tol) {
   const auto xd = random_vec<double>(size_t(outer * len * inner), seed, -8, 8);
   const std::vector<T> x(xd.begin(), xd.end());
   const std::vector<double> xr(x.begin(), x.end());
@@ -42,11 +45,14 @@ template <class T> void check(int64_t outer, int64_t len, int64_t inner, uint64_
   naive(xr, sm, lsm, hm, outer, len, inner);
   std::vector<T> y(x.size());
   rt::softmax(x.data(), y.data(), outer, len, inner);
-  ASSERT_TRUE(all_near(y, std::vector<T>(sm.begin(), sm.end()), tol, tol)) << outer << "x" << len << "x" << inner;
+  ASSERT_TRUE(all_near(y, std::vector<T>(sm.begin(), sm.end()), tol, tol))
+      << outer << "x" << len << "x" << inner;
   rt::log_softmax(x.data(), y.data(), outer, len, inner);
-  ASSERT_TRUE(all_near(y, std::vector<T>(lsm.begin(), lsm.end()), tol, tol)) << outer << "x" << len << "x" << inner;
+  ASSERT_TRUE(all_near(y, std::vector<T>(lsm.begin(), lsm.end()), tol, tol))
+      << outer << "x" << len << "x" << inner;
   rt::hardmax(x.data(), y.data(), outer, len, inner);
-  ASSERT_TRUE(all_equal(y, std::vector<T>(hm.begin(), hm.end()))) << outer << "x" << len << "x" << inner;
+  ASSERT_TRUE(all_equal(y, std::vector<T>(hm.begin(), hm.end())))
+      << outer << "x" << len << "x" << inner;
   // In place gives the same result.
   std::vector<T> z = x;
   rt::softmax(z.data(), z.data(), outer, len, inner);
@@ -61,7 +67,8 @@ template <class T> void check(int64_t outer, int64_t len, int64_t inner, uint64_
 TEST(Softmax, TailSizesAndInnerBlocks) {
   uint64_t seed = 1;
   for (int64_t len : tail_sizes())
-    for (int64_t inner : {int64_t(1), int64_t(3), int64_t(64), int64_t(65), int64_t(130)}) {
+    for (int64_t inner :
+         {int64_t(1), int64_t(3), int64_t(64), int64_t(65), int64_t(130)}) {
       check<float>(2, len, inner, seed++, 1e-5);
       if (inner == 3)
         check<double>(1, len, inner, seed++, 1e-12);

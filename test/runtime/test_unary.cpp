@@ -11,10 +11,12 @@ namespace {
 // Runs the kernel over every tail size and compares with `ref` (computed in
 // double, independently of the functor).
 template <class T, class F, class R>
-void check_unary(F f, R ref, double lo, double hi, double rtol = 2e-6, double atol = 1e-6) {
+void check_unary(F f, R ref, double lo, double hi, double rtol = 2e-6,
+                 double atol = 1e-6) {
   for (int64_t n : tail_sizes()) {
     const auto x = random_vec<T>(size_t(n), uint64_t(n) * 31 + 5, lo, hi);
-    std::vector<T> y(static_cast<size_t>(n), T(-99)), want(static_cast<size_t>(n));
+    std::vector<T> y(static_cast<size_t>(n), T(-99)),
+        want(static_cast<size_t>(n));
     rt::unary(x.data(), y.data(), n, f);
     for (int64_t i = 0; i < n; ++i)
       want[size_t(i)] = static_cast<T>(ref(static_cast<double>(x[size_t(i)])));
@@ -32,33 +34,70 @@ TEST(Unary, KernelWritesExactlyN) {
 }
 
 TEST(Unary, TranscendentalFloatAndDouble) {
-  check_unary<float>(op::Exp{}, [](double v) { return std::exp(v); }, -5, 5);
-  check_unary<double>(op::Exp{}, [](double v) { return std::exp(v); }, -5, 5, 1e-14, 0);
-  check_unary<float>(op::Log{}, [](double v) { return std::log(v); }, 0.01, 9);
-  check_unary<float>(op::Sqrt{}, [](double v) { return std::sqrt(v); }, 0, 9);
-  check_unary<float>(op::Erf{}, [](double v) { return std::erf(v); }, -3, 3);
-  check_unary<float>(op::Tanh{}, [](double v) { return std::tanh(v); }, -4, 4);
-  check_unary<float>(op::Sin{}, [](double v) { return std::sin(v); }, -4, 4);
-  check_unary<float>(op::Cos{}, [](double v) { return std::cos(v); }, -4, 4);
-  check_unary<float>(op::Tan{}, [](double v) { return std::tan(v); }, -1, 1);
-  check_unary<float>(op::Asin{}, [](double v) { return std::asin(v); }, -1, 1);
-  check_unary<float>(op::Acos{}, [](double v) { return std::acos(v); }, -1, 1);
-  check_unary<float>(op::Atan{}, [](double v) { return std::atan(v); }, -4, 4);
-  check_unary<float>(op::Sinh{}, [](double v) { return std::sinh(v); }, -4, 4);
-  check_unary<float>(op::Cosh{}, [](double v) { return std::cosh(v); }, -4, 4);
-  check_unary<float>(op::Asinh{}, [](double v) { return std::asinh(v); }, -4, 4);
-  check_unary<float>(op::Acosh{}, [](double v) { return std::acosh(v); }, 1, 5);
-  check_unary<float>(op::Atanh{}, [](double v) { return std::atanh(v); }, -0.9, 0.9);
-  check_unary<float>(op::Sigmoid{}, [](double v) { return 1.0 / (1.0 + std::exp(-v)); }, -9, 9);
-  check_unary<float>(op::Softplus{}, [](double v) { return std::log(1.0 + std::exp(v)); }, -9, 9);
-  check_unary<float>(op::Softsign{}, [](double v) { return v / (1.0 + std::fabs(v)); }, -9, 9);
-  check_unary<float>(op::Mish{}, [](double v) { return v * std::tanh(std::log(1.0 + std::exp(v))); }, -6, 6);
-  check_unary<float>(op::Gelu{}, [](double v) { return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0))); }, -5, 5);
-  check_unary<float>(op::GeluTanh{}, [](double v) {
-    return 0.5 * v * (1.0 + std::tanh(std::sqrt(2.0 / 3.14159265358979323846) * (v + 0.044715 * v * v * v)));
-  }, -5, 5);
-  check_unary<float>(op::HardSwish{}, [](double v) { return v * std::max(0.0, std::min(1.0, v / 6.0 + 0.5)); }, -7, 7);
-  check_unary<float>(op::Reciprocal{}, [](double v) { return 1.0 / v; }, 0.1, 5);
+  check_unary<float>(
+      op::Exp{}, [](double v) { return std::exp(v); }, -5, 5);
+  check_unary<double>(
+      op::Exp{}, [](double v) { return std::exp(v); }, -5, 5, 1e-14, 0);
+  check_unary<float>(
+      op::Log{}, [](double v) { return std::log(v); }, 0.01, 9);
+  check_unary<float>(
+      op::Sqrt{}, [](double v) { return std::sqrt(v); }, 0, 9);
+  check_unary<float>(
+      op::Erf{}, [](double v) { return std::erf(v); }, -3, 3);
+  check_unary<float>(
+      op::Tanh{}, [](double v) { return std::tanh(v); }, -4, 4);
+  check_unary<float>(
+      op::Sin{}, [](double v) { return std::sin(v); }, -4, 4);
+  check_unary<float>(
+      op::Cos{}, [](double v) { return std::cos(v); }, -4, 4);
+  check_unary<float>(
+      op::Tan{}, [](double v) { return std::tan(v); }, -1, 1);
+  check_unary<float>(
+      op::Asin{}, [](double v) { return std::asin(v); }, -1, 1);
+  check_unary<float>(
+      op::Acos{}, [](double v) { return std::acos(v); }, -1, 1);
+  check_unary<float>(
+      op::Atan{}, [](double v) { return std::atan(v); }, -4, 4);
+  check_unary<float>(
+      op::Sinh{}, [](double v) { return std::sinh(v); }, -4, 4);
+  check_unary<float>(
+      op::Cosh{}, [](double v) { return std::cosh(v); }, -4, 4);
+  check_unary<float>(
+      op::Asinh{}, [](double v) { return std::asinh(v); }, -4, 4);
+  check_unary<float>(
+      op::Acosh{}, [](double v) { return std::acosh(v); }, 1, 5);
+  check_unary<float>(
+      op::Atanh{}, [](double v) { return std::atanh(v); }, -0.9, 0.9);
+  check_unary<float>(
+      op::Sigmoid{}, [](double v) { return 1.0 / (1.0 + std::exp(-v)); }, -9,
+      9);
+  check_unary<float>(
+      op::Softplus{}, [](double v) { return std::log(1.0 + std::exp(v)); }, -9,
+      9);
+  check_unary<float>(
+      op::Softsign{}, [](double v) { return v / (1.0 + std::fabs(v)); }, -9, 9);
+  check_unary<float>(
+      op::Mish{},
+      [](double v) { return v * std::tanh(std::log(1.0 + std::exp(v))); }, -6,
+      6);
+  check_unary<float>(
+      op::Gelu{},
+      [](double v) { return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0))); },
+      -5, 5);
+  check_unary<float>(
+      op::GeluTanh{},
+      [](double v) {
+        return 0.5 * v *
+               (1.0 + std::tanh(std::sqrt(2.0 / 3.14159265358979323846) *
+                                (v + 0.044715 * v * v * v)));
+      },
+      -5, 5);
+  check_unary<float>(
+      op::HardSwish{},
+      [](double v) { return v * std::max(0.0, std::min(1.0, v / 6.0 + 0.5)); },
+      -7, 7);
+  check_unary<float>(
+      op::Reciprocal{}, [](double v) { return 1.0 / v; }, 0.1, 5);
 }
 
 TEST(Unary, ExtremesDoNotOverflow) {
@@ -136,19 +175,40 @@ TEST(Unary, LogicalAndClassification) {
 }
 
 TEST(Unary, Parameterised) {
-  check_unary<float>(op::LeakyRelu{0.1f}, [](double v) { return v < 0 ? 0.1 * v : v; }, -3, 3);
-  check_unary<float>(op::HardSigmoid{0.3f, 0.4f},
-                     [](double v) { return std::max(0.0, std::min(1.0, 0.3 * v + 0.4)); }, -5, 5);
-  check_unary<float>(op::Clip<float>{-0.5f, 1.25f}, [](double v) { return std::min(1.25, std::max(-0.5, v)); }, -3, 3);
-  check_unary<float>(op::Elu{0.7f}, [](double v) { return v < 0 ? 0.7 * (std::exp(v) - 1) : v; }, -3, 3);
-  check_unary<float>(op::Selu{}, [](double v) {
-    const double a = 1.6732632423543772, g = 1.0507009873554805;
-    return v > 0 ? g * v : g * (a * std::exp(v) - a);
-  }, -3, 3);
-  check_unary<float>(op::Celu{2.0f}, [](double v) { return std::max(0.0, v) + std::min(0.0, 2.0 * (std::exp(v / 2.0) - 1)); }, -3, 3);
-  check_unary<float>(op::ThresholdedRelu{0.5f}, [](double v) { return v > 0.5 ? v : 0.0; }, -3, 3);
-  check_unary<float>(op::Shrink{0.25f, 0.75f},
-                     [](double v) { return v < -0.75 ? v + 0.25 : (v > 0.75 ? v - 0.25 : 0.0); }, -3, 3);
+  check_unary<float>(
+      op::LeakyRelu{0.1f}, [](double v) { return v < 0 ? 0.1 * v : v; }, -3, 3);
+  check_unary<float>(
+      op::HardSigmoid{0.3f, 0.4f},
+      [](double v) { return std::max(0.0, std::min(1.0, 0.3 * v + 0.4)); }, -5,
+      5);
+  check_unary<float>(
+      op::Clip<float>{-0.5f, 1.25f},
+      [](double v) { return std::min(1.25, std::max(-0.5, v)); }, -3, 3);
+  check_unary<float>(
+      op::Elu{0.7f},
+      [](double v) { return v < 0 ? 0.7 * (std::exp(v) - 1) : v; }, -3, 3);
+  check_unary<float>(
+      op::Selu{},
+      [](double v) {
+        const double a = 1.6732632423543772, g = 1.0507009873554805;
+        return v > 0 ? g * v : g * (a * std::exp(v) - a);
+      },
+      -3, 3);
+  check_unary<float>(
+      op::Celu{2.0f},
+      [](double v) {
+        return std::max(0.0, v) + std::min(0.0, 2.0 * (std::exp(v / 2.0) - 1));
+      },
+      -3, 3);
+  check_unary<float>(
+      op::ThresholdedRelu{0.5f}, [](double v) { return v > 0.5 ? v : 0.0; }, -3,
+      3);
+  check_unary<float>(
+      op::Shrink{0.25f, 0.75f},
+      [](double v) {
+        return v < -0.75 ? v + 0.25 : (v > 0.75 ? v - 0.25 : 0.0);
+      },
+      -3, 3);
   // Defaults follow ONNX.
   EXPECT_FLOAT_EQ(op::LeakyRelu{}(-1.0f), -0.01f);
   EXPECT_FLOAT_EQ(op::HardSigmoid{}(0.0f), 0.5f);

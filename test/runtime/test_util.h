@@ -17,7 +17,7 @@ namespace tract_test {
 using Shape = std::vector<int64_t>;
 
 // Sizes that hit the scalar tails of 4/8/16-wide vector loops.
-inline const std::vector<int64_t>& tail_sizes() {
+inline const std::vector<int64_t> &tail_sizes() {
   static const std::vector<int64_t> s = {1, 2, 3, 7, 8, 9, 15, 16, 17, 33, 65};
   return s;
 }
@@ -35,14 +35,18 @@ struct Rng {
   }
   // Uniform in [lo, hi).
   double uniform(double lo, double hi) {
-    return lo + (hi - lo) * static_cast<double>(next() >> 11) * (1.0 / 9007199254740992.0);
+    return lo + (hi - lo) * static_cast<double>(next() >> 11) *
+                    (1.0 / 9007199254740992.0);
   }
   int64_t range(int64_t lo, int64_t hi) { // [lo, hi]
-    return lo + static_cast<int64_t>(next() % static_cast<uint64_t>(hi - lo + 1));
+    return lo +
+           static_cast<int64_t>(next() % static_cast<uint64_t>(hi - lo + 1));
   }
 };
 
-template <class T> std::vector<T> random_vec(size_t n, uint64_t seed, double lo = -2.0, double hi = 2.0) {
+template <class T>
+std::vector<T> random_vec(size_t n, uint64_t seed, double lo = -2.0,
+                          double hi = 2.0) {
   Rng r(seed);
   std::vector<T> v(n);
   for (size_t i = 0; i < n; ++i) {
@@ -51,19 +55,20 @@ template <class T> std::vector<T> random_vec(size_t n, uint64_t seed, double lo 
     else if constexpr (std::is_floating_point<T>::value)
       v[i] = static_cast<T>(r.uniform(lo, hi));
     else
-      v[i] = static_cast<T>(r.range(static_cast<int64_t>(lo), static_cast<int64_t>(hi)));
+      v[i] = static_cast<T>(
+          r.range(static_cast<int64_t>(lo), static_cast<int64_t>(hi)));
   }
   return v;
 }
 
-inline int64_t numel(const Shape& s) {
+inline int64_t numel(const Shape &s) {
   int64_t n = 1;
   for (auto d : s)
     n *= d;
   return n;
 }
 
-inline Shape strides_of(const Shape& s) {
+inline Shape strides_of(const Shape &s) {
   Shape st(s.size());
   int64_t acc = 1;
   for (size_t i = s.size(); i-- > 0;) {
@@ -74,7 +79,7 @@ inline Shape strides_of(const Shape& s) {
 }
 
 // Multi-index of linear position `lin` in shape `s`, by division.
-inline Shape unravel(int64_t lin, const Shape& s) {
+inline Shape unravel(int64_t lin, const Shape &s) {
   Shape idx(s.size());
   for (size_t i = s.size(); i-- > 0;) {
     idx[i] = s[i] ? lin % s[i] : 0;
@@ -83,7 +88,7 @@ inline Shape unravel(int64_t lin, const Shape& s) {
   return idx;
 }
 
-inline std::string shape_str(const Shape& s) {
+inline std::string shape_str(const Shape &s) {
   std::string r = "[";
   for (size_t i = 0; i < s.size(); ++i)
     r += (i ? "," : "") + std::to_string(s[i]);
@@ -91,7 +96,8 @@ inline std::string shape_str(const Shape& s) {
 }
 
 // Relative + absolute tolerance comparison that treats NaN == NaN.
-template <class T> ::testing::AssertionResult near(T got, T want, double rtol, double atol) {
+template <class T>
+::testing::AssertionResult near(T got, T want, double rtol, double atol) {
   const double g = static_cast<double>(got), w = static_cast<double>(want);
   if (std::isnan(g) && std::isnan(w))
     return ::testing::AssertionSuccess();
@@ -103,10 +109,12 @@ template <class T> ::testing::AssertionResult near(T got, T want, double rtol, d
 }
 
 template <class T>
-::testing::AssertionResult all_near(const std::vector<T>& got, const std::vector<T>& want,
+::testing::AssertionResult all_near(const std::vector<T> &got,
+                                    const std::vector<T> &want,
                                     double rtol = 1e-5, double atol = 1e-5) {
   if (got.size() != want.size())
-    return ::testing::AssertionFailure() << "size " << got.size() << " vs " << want.size();
+    return ::testing::AssertionFailure()
+           << "size " << got.size() << " vs " << want.size();
   for (size_t i = 0; i < got.size(); ++i) {
     auto r = near(got[i], want[i], rtol, atol);
     if (!r)
@@ -116,9 +124,11 @@ template <class T>
 }
 
 template <class T>
-::testing::AssertionResult all_equal(const std::vector<T>& got, const std::vector<T>& want) {
+::testing::AssertionResult all_equal(const std::vector<T> &got,
+                                     const std::vector<T> &want) {
   if (got.size() != want.size())
-    return ::testing::AssertionFailure() << "size " << got.size() << " vs " << want.size();
+    return ::testing::AssertionFailure()
+           << "size " << got.size() << " vs " << want.size();
   for (size_t i = 0; i < got.size(); ++i)
     if (!(got[i] == want[i]))
       return ::testing::AssertionFailure()

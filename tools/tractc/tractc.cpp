@@ -13,6 +13,7 @@
 #include "compiler/Import/OnnxModel.h"
 #include "compiler/Pipelines.h"
 
+#include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
@@ -159,6 +160,9 @@ int printIR(ModuleOp module) {
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::SetVersionPrinter([](llvm::raw_ostream &os) { os << "tractc " << TRACTC_VERSION << "\n"; });
+  // --mlir-print-debuginfo etc. work with --emit; hidden from --help.
+  mlir::registerAsmPrinterCLOptions();
+  mlir::registerMLIRContextCLOptions();
   cl::HideUnrelatedOptions(category);
   std::string commandLine = "tractc";
   for (int i = 1; i < argc; ++i)

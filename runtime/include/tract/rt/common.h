@@ -19,7 +19,7 @@ constexpr int kAbiVersion = 1;
 // Largest rank the N-d kernels accept (larger ranks are a no-op).
 constexpr int kMaxRank = 8;
 
-inline int64_t num_elements(const int64_t* shape, int rank) {
+inline int64_t num_elements(const int64_t *shape, int rank) {
   int64_t n = 1;
   for (int i = 0; i < rank; ++i)
     n *= shape[i];
@@ -27,8 +27,8 @@ inline int64_t num_elements(const int64_t* shape, int rank) {
 }
 
 // Row-major (C order) strides of `shape`, in elements.
-inline void contiguous_strides(const int64_t* shape, int rank,
-                               int64_t* strides) {
+inline void contiguous_strides(const int64_t *shape, int rank,
+                               int64_t *strides) {
   int64_t s = 1;
   for (int i = rank - 1; i >= 0; --i) {
     strides[i] = s;
@@ -38,7 +38,7 @@ inline void contiguous_strides(const int64_t* shape, int rank,
 
 // Advances the row-major index `idx` over `shape` by one element. Returns
 // false (with idx back at all zeros) after the last element.
-inline bool next_index(int64_t* idx, const int64_t* shape, int rank) {
+inline bool next_index(int64_t *idx, const int64_t *shape, int rank) {
   for (int d = rank - 1; d >= 0; --d) {
     if (++idx[d] < shape[d])
       return true;
@@ -64,7 +64,8 @@ constexpr int64_t floor_div(int64_t a, int64_t b) {
 constexpr int64_t ceil_div(int64_t a, int64_t b) { return -floor_div(-a, b); }
 
 template <class T>
-constexpr bool is_int_v = std::is_integral<T>::value && !std::is_same<T, bool>::value;
+constexpr bool is_int_v =
+    std::is_integral<T>::value && !std::is_same<T, bool>::value;
 
 // Unsigned type at least as wide as `unsigned int`, used for wrapping integer
 // arithmetic without signed overflow (UB) or promotion to signed int.
@@ -180,8 +181,8 @@ template <class T> constexpr T max_or_inf() {
 // outer indices step incrementally (no division per element). An empty shape
 // makes no call; rank 0 makes one call with len 1.
 template <int K, class F>
-inline void for_each_row(const int64_t* shape, int rank,
-                         const int64_t* const* strides, F&& f) {
+inline void for_each_row(const int64_t *shape, int rank,
+                         const int64_t *const *strides, F &&f) {
   for (int d = 0; d < rank; ++d)
     if (shape[d] <= 0)
       return;
@@ -212,8 +213,8 @@ inline void for_each_row(const int64_t* shape, int rank,
   int64_t off[K > 0 ? size_t(K) : 1u] = {};
   int64_t inc[K > 0 ? size_t(K) : 1u] = {};
   if (r == 0) {
-    f(int64_t(0), static_cast<const int64_t*>(off), int64_t(1),
-      static_cast<const int64_t*>(inc));
+    f(int64_t(0), static_cast<const int64_t *>(off), int64_t(1),
+      static_cast<const int64_t *>(inc));
     return;
   }
   const int64_t len = cshape[0];
@@ -222,8 +223,8 @@ inline void for_each_row(const int64_t* shape, int rank,
   int64_t idx[kMaxRank] = {};
   int64_t pos = 0;
   for (;;) {
-    f(pos, static_cast<const int64_t*>(off), len,
-      static_cast<const int64_t*>(inc));
+    f(pos, static_cast<const int64_t *>(off), len,
+      static_cast<const int64_t *>(inc));
     pos += len;
     int d = 1;
     for (; d < r; ++d) {

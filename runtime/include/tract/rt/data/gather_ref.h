@@ -24,21 +24,21 @@ template <class TI> inline int64_t fix_index(TI raw, int64_t axis_len) {
 // x [outer, axis_len, inner], idx [n_idx] (flattened indices tensor),
 // y [outer, n_idx, inner].
 template <class T, class TI>
-void gather(const T* x, const TI* idx, T* y, int64_t outer, int64_t axis_len,
+void gather(const T *x, const TI *idx, T *y, int64_t outer, int64_t axis_len,
             int64_t inner, int64_t n_idx) {
   if (inner <= 0)
     return;
   for (int64_t o = 0; o < outer; ++o) {
     for (int64_t j = 0; j < n_idx; ++j) {
-      T* yr = y + (o * n_idx + j) * inner;
+      T *yr = y + (o * n_idx + j) * inner;
       if (axis_len <= 0) {
         for (int64_t i = 0; i < inner; ++i)
           yr[i] = T();
         continue;
       }
       const int64_t k = detail::fix_index(idx[j], axis_len);
-      std::memcpy(static_cast<void*>(yr),
-                  static_cast<const void*>(x + (o * axis_len + k) * inner),
+      std::memcpy(static_cast<void *>(yr),
+                  static_cast<const void *>(x + (o * axis_len + k) * inner),
                   static_cast<size_t>(inner) * sizeof(T));
     }
   }
@@ -47,8 +47,8 @@ void gather(const T* x, const TI* idx, T* y, int64_t outer, int64_t axis_len,
 // y[i...] = x[i...] with the axis coordinate replaced by idx[i...]; y has
 // idx_shape. x and idx have the same rank.
 template <class T, class TI>
-void gather_elements(const T* x, const TI* idx, T* y, const int64_t* x_shape,
-                     const int64_t* idx_shape, int rank, int axis) {
+void gather_elements(const T *x, const TI *idx, T *y, const int64_t *x_shape,
+                     const int64_t *idx_shape, int rank, int axis) {
   if (rank > kMaxRank || axis < 0 || axis >= rank)
     return;
   int64_t xs[kMaxRank];
@@ -56,10 +56,10 @@ void gather_elements(const T* x, const TI* idx, T* y, const int64_t* x_shape,
   const int64_t axis_len = x_shape[axis];
   const int64_t axis_stride = xs[axis];
   xs[axis] = 0;
-  const int64_t* st[1] = {xs};
+  const int64_t *st[1] = {xs};
   detail::for_each_row<1>(
       idx_shape, rank, st,
-      [&](int64_t pos, const int64_t* off, int64_t len, const int64_t* inc) {
+      [&](int64_t pos, const int64_t *off, int64_t len, const int64_t *inc) {
         for (int64_t i = 0; i < len; ++i) {
           if (axis_len <= 0) {
             y[pos + i] = T();

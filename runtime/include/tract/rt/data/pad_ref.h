@@ -32,8 +32,8 @@ inline int64_t pad_source(int64_t i, int64_t n, PadMode mode) {
 // y (shape out_shape) = x (shape in_shape) placed at offset pad_begin;
 // pad_begin may be negative (crop). Outside values come from `mode`.
 template <class T>
-void pad(const T* x, T* y, const int64_t* in_shape, int rank,
-         const int64_t* pad_begin, const int64_t* out_shape, PadMode mode,
+void pad(const T *x, T *y, const int64_t *in_shape, int rank,
+         const int64_t *pad_begin, const int64_t *out_shape, PadMode mode,
          T value) {
   if (rank > kMaxRank)
     return;
@@ -53,11 +53,12 @@ void pad(const T* x, T* y, const int64_t* in_shape, int rank,
   const int64_t c1 = detail::max_(c0, detail::min_(len, pb + n));
   int64_t idx[kMaxRank] = {};
   for (int64_t row = 0; row < ny; row += len) {
-    T* yr = y + row;
+    T *yr = y + row;
     int64_t src = 0;
     bool inside = true;
     for (int d = 0; d < last; ++d) {
-      const int64_t s = detail::pad_source(idx[d] - pad_begin[d], in_shape[d], mode);
+      const int64_t s =
+          detail::pad_source(idx[d] - pad_begin[d], in_shape[d], mode);
       if (s < 0) {
         inside = false;
         break;
@@ -68,14 +69,14 @@ void pad(const T* x, T* y, const int64_t* in_shape, int rank,
       for (int64_t i = 0; i < len; ++i)
         yr[i] = value;
     } else {
-      const T* xr = x + src;
+      const T *xr = x + src;
       for (int64_t i = 0; i < c0; ++i) {
         const int64_t s = detail::pad_source(i - pb, n, mode);
         yr[i] = s < 0 ? value : xr[s];
       }
       if (c1 > c0)
-        std::memcpy(static_cast<void*>(yr + c0),
-                    static_cast<const void*>(xr + (c0 - pb)),
+        std::memcpy(static_cast<void *>(yr + c0),
+                    static_cast<const void *>(xr + (c0 - pb)),
                     static_cast<size_t>(c1 - c0) * sizeof(T));
       for (int64_t i = c1; i < len; ++i) {
         const int64_t s = detail::pad_source(i - pb, n, mode);

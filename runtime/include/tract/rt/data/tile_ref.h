@@ -11,8 +11,8 @@ namespace rt {
 // y[i...] = x[i mod in_shape ...] over out_shape (any out size, not only
 // multiples of in_shape).
 template <class T>
-void tile(const T* x, T* y, const int64_t* in_shape, int rank,
-          const int64_t* out_shape) {
+void tile(const T *x, T *y, const int64_t *in_shape, int rank,
+          const int64_t *out_shape) {
   if (rank > kMaxRank)
     return;
   const int64_t ny = num_elements(out_shape, rank);
@@ -32,10 +32,10 @@ void tile(const T* x, T* y, const int64_t* in_shape, int rank,
     int64_t src = 0;
     for (int d = 0; d < last; ++d)
       src += src_idx[d] * xs[d];
-    const T* xr = x + src;
-    T* yr = y + row;
+    const T *xr = x + src;
+    T *yr = y + row;
     for (int64_t i = 0; i < len; i += n)
-      std::memcpy(static_cast<void*>(yr + i), static_cast<const void*>(xr),
+      std::memcpy(static_cast<void *>(yr + i), static_cast<const void *>(xr),
                   static_cast<size_t>(detail::min_(n, len - i)) * sizeof(T));
     for (int d = last - 1; d >= 0; --d) {
       ++src_idx[d];

@@ -13,7 +13,7 @@ namespace rt {
 
 // y[i] = f(a[i], b[i]) for i in [0, n).
 template <class TA, class TB, class TO, class F>
-void binary_flat(const TA* a, const TB* b, TO* y, int64_t n, F f) {
+void binary_flat(const TA *a, const TB *b, TO *y, int64_t n, F f) {
   for (int64_t i = 0; i < n; ++i)
     y[i] = static_cast<TO>(f(a[i], b[i]));
 }
@@ -21,16 +21,16 @@ void binary_flat(const TA* a, const TB* b, TO* y, int64_t n, F f) {
 // y (contiguous, shape y_shape) = f(a, b) with a and b read through per-dim
 // strides (0 = broadcast).
 template <class TA, class TB, class TO, class F>
-void binary_bcast(const TA* a, const int64_t* a_strides, const TB* b,
-                  const int64_t* b_strides, TO* y, const int64_t* y_shape,
+void binary_bcast(const TA *a, const int64_t *a_strides, const TB *b,
+                  const int64_t *b_strides, TO *y, const int64_t *y_shape,
                   int rank, F f) {
-  const int64_t* st[2] = {a_strides, b_strides};
+  const int64_t *st[2] = {a_strides, b_strides};
   detail::for_each_row<2>(
       y_shape, rank, st,
-      [&](int64_t pos, const int64_t* off, int64_t len, const int64_t* inc) {
-        const TA* ap = a + off[0];
-        const TB* bp = b + off[1];
-        TO* yp = y + pos;
+      [&](int64_t pos, const int64_t *off, int64_t len, const int64_t *inc) {
+        const TA *ap = a + off[0];
+        const TB *bp = b + off[1];
+        TO *yp = y + pos;
         // The common layouts get their own loop so they vectorise.
         if (inc[0] == 1 && inc[1] == 1) {
           for (int64_t i = 0; i < len; ++i)
@@ -52,18 +52,18 @@ void binary_bcast(const TA* a, const int64_t* a_strides, const TB* b,
 
 // y = cond ? a : b, all three broadcast to y_shape.
 template <class TC, class T>
-void select_bcast(const TC* cond, const int64_t* c_strides, const T* a,
-                  const int64_t* a_strides, const T* b,
-                  const int64_t* b_strides, T* y, const int64_t* y_shape,
+void select_bcast(const TC *cond, const int64_t *c_strides, const T *a,
+                  const int64_t *a_strides, const T *b,
+                  const int64_t *b_strides, T *y, const int64_t *y_shape,
                   int rank) {
-  const int64_t* st[3] = {c_strides, a_strides, b_strides};
+  const int64_t *st[3] = {c_strides, a_strides, b_strides};
   detail::for_each_row<3>(
       y_shape, rank, st,
-      [&](int64_t pos, const int64_t* off, int64_t len, const int64_t* inc) {
-        const TC* cp = cond + off[0];
-        const T* ap = a + off[1];
-        const T* bp = b + off[2];
-        T* yp = y + pos;
+      [&](int64_t pos, const int64_t *off, int64_t len, const int64_t *inc) {
+        const TC *cp = cond + off[0];
+        const T *ap = a + off[1];
+        const T *bp = b + off[2];
+        T *yp = y + pos;
         if (inc[0] == 1 && inc[1] == 1 && inc[2] == 1) {
           for (int64_t i = 0; i < len; ++i)
             yp[i] = cp[i] ? ap[i] : bp[i];
@@ -76,14 +76,14 @@ void select_bcast(const TC* cond, const int64_t* c_strides, const T* a,
 
 // ONNX Expand: y (contiguous, shape y_shape) = x read through x_strides.
 template <class T>
-void broadcast(const T* x, const int64_t* x_strides, T* y,
-               const int64_t* y_shape, int rank) {
-  const int64_t* st[1] = {x_strides};
+void broadcast(const T *x, const int64_t *x_strides, T *y,
+               const int64_t *y_shape, int rank) {
+  const int64_t *st[1] = {x_strides};
   detail::for_each_row<1>(
       y_shape, rank, st,
-      [&](int64_t pos, const int64_t* off, int64_t len, const int64_t* inc) {
-        const T* xp = x + off[0];
-        T* yp = y + pos;
+      [&](int64_t pos, const int64_t *off, int64_t len, const int64_t *inc) {
+        const T *xp = x + off[0];
+        T *yp = y + pos;
         if (inc[0] == 0) {
           const T v = *xp;
           for (int64_t i = 0; i < len; ++i)

@@ -12,7 +12,7 @@ namespace rt {
 
 // y[i] = f(x[i]) for i in [0, n).
 template <class TI, class TO, class F>
-void unary(const TI* x, TO* y, int64_t n, F f) {
+void unary(const TI *x, TO *y, int64_t n, F f) {
   for (int64_t i = 0; i < n; ++i)
     y[i] = static_cast<TO>(f(x[i]));
 }
@@ -38,15 +38,15 @@ template <class T> inline bool is_neg(T x) {
 
 // Defines a functor whose float form is `expr` over `v` (v has type T for
 // float/double and double for integers).
-#define TRACT_RT_FLOAT_UNARY(Name, expr)                                      \
-  struct Name {                                                               \
-    template <class T> T operator()(T x) const {                             \
-      return detail_u::via_float(x, [](auto v) {                              \
-        using V = decltype(v);                                                \
-        (void)sizeof(V);                                                      \
-        return expr;                                                          \
-      });                                                                     \
-    }                                                                         \
+#define TRACT_RT_FLOAT_UNARY(Name, expr)                                       \
+  struct Name {                                                                \
+    template <class T> T operator()(T x) const {                               \
+      return detail_u::via_float(x, [](auto v) {                               \
+        using V = decltype(v);                                                 \
+        (void)sizeof(V);                                                       \
+        return expr;                                                           \
+      });                                                                      \
+    }                                                                          \
   };
 
 TRACT_RT_FLOAT_UNARY(Sqrt, std::sqrt(v))
@@ -72,8 +72,10 @@ TRACT_RT_FLOAT_UNARY(Sigmoid, v >= V(0) ? V(1) / (V(1) + std::exp(-v))
 TRACT_RT_FLOAT_UNARY(Softplus, v > V(0) ? v + std::log1p(std::exp(-v))
                                         : std::log1p(std::exp(v)))
 TRACT_RT_FLOAT_UNARY(Softsign, v / (V(1) + std::fabs(v)))
-TRACT_RT_FLOAT_UNARY(Mish, v * std::tanh(v > V(0) ? v + std::log1p(std::exp(-v))
-                                                  : std::log1p(std::exp(v))))
+// tanh(softplus(v)) * v, with the overflow-free softplus.
+TRACT_RT_FLOAT_UNARY(Mish, std::tanh(v > V(0) ? v + std::log1p(std::exp(-v))
+                                              : std::log1p(std::exp(v))) *
+                               v)
 TRACT_RT_FLOAT_UNARY(Gelu, V(0.5) * v *
                                (V(1) + std::erf(v * V(0.70710678118654752440))))
 // Gelu with approximate="tanh" (not in API.md; an addition).
@@ -81,9 +83,10 @@ TRACT_RT_FLOAT_UNARY(GeluTanh,
                      V(0.5) * v *
                          (V(1) + std::tanh(V(0.79788456080286535588) *
                                            (v + V(0.044715) * v * v * v))))
-TRACT_RT_FLOAT_UNARY(HardSwish,
-                     v * rt::detail::max_(
-                             V(0), rt::detail::min_(V(1), v / V(6) + V(0.5))))
+// v * clamp(v / 6 + 0.5, 0, 1) (ONNX HardSwish: alpha = 1/6, beta = 0.5).
+TRACT_RT_FLOAT_UNARY(
+    HardSwish,
+    rt::detail::max_(V(0), rt::detail::min_(V(1), v / V(6) + V(0.5))) * v)
 
 #undef TRACT_RT_FLOAT_UNARY
 
@@ -167,7 +170,9 @@ struct Not {
 };
 
 struct IsNaN {
-  template <class T> bool operator()(T x) const { return rt::detail::is_nan(x); }
+  template <class T> bool operator()(T x) const {
+    return rt::detail::is_nan(x);
+  }
 };
 
 struct IsInf {
@@ -191,9 +196,8 @@ struct LeakyRelu {
   float alpha = 0.01f;
   template <class T> T operator()(T x) const {
     using M = detail_u::math_t<T>;
-    return detail_u::via_float(x, [a = M(alpha)](M v) {
-      return v < M(0) ? a * v : v;
-    });
+    return detail_u::via_float(
+        x, [a = M(alpha)](M v) { return v < M(0) ? a * v : v; });
   }
 };
 
@@ -219,9 +223,8 @@ struct Elu {
   float alpha = 1.0f;
   template <class T> T operator()(T x) const {
     using M = detail_u::math_t<T>;
-    return detail_u::via_float(x, [a = M(alpha)](M v) {
-      return v < M(0) ? a * std::expm1(v) : v;
-    });
+    return detail_u::via_float(
+        x, [a = M(alpha)](M v) { return v < M(0) ? a * std::expm1(v) : v; });
   }
 };
 

@@ -21,32 +21,33 @@ struct NpyArray {
   char dtype[8]; // numpy descr without byte order, e.g. "f4", "i8", "b1", "u1"
   int rank;
   int64_t shape[8];
-  void* data;
+  void *data;
   size_t bytes;
 };
 
 namespace detail {
 
-inline bool npy_fail(char* err, size_t err_len, const char* msg,
-                     const char* path) {
+inline bool npy_fail(char *err, size_t err_len, const char *msg,
+                     const char *path) {
   if (err && err_len > 0)
     std::snprintf(err, err_len, "%s: %s", path ? path : "(null)", msg);
   return false;
 }
 
-inline const char* npy_skip_ws(const char* p, const char* end) {
+inline const char *npy_skip_ws(const char *p, const char *end) {
   while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
     ++p;
   return p;
 }
 
 // Finds the value following the dict key 'key' (or "key") in the header.
-inline const char* npy_find_key(const char* h, const char* end, const char* key) {
+inline const char *npy_find_key(const char *h, const char *end,
+                                const char *key) {
   const size_t kl = std::strlen(key);
-  for (const char* p = h; p + kl + 2 <= end; ++p) {
+  for (const char *p = h; p + kl + 2 <= end; ++p) {
     if ((*p == '\'' || *p == '"') && p[kl + 1] == *p &&
         std::memcmp(p + 1, key, kl) == 0) {
-      const char* q = npy_skip_ws(p + kl + 2, end);
+      const char *q = npy_skip_ws(p + kl + 2, end);
       if (q < end && *q == ':')
         return npy_skip_ws(q + 1, end);
       return nullptr;
@@ -56,11 +57,11 @@ inline const char* npy_find_key(const char* h, const char* end, const char* key)
 }
 
 // Bytes per element of a descr without byte order ("f4" -> 4, "b1" -> 1).
-inline size_t npy_itemsize(const char* dtype) {
+inline size_t npy_itemsize(const char *dtype) {
   if (!dtype[0] || !dtype[1])
     return 0;
   size_t n = 0;
-  for (const char* p = dtype + 1; *p; ++p) {
+  for (const char *p = dtype + 1; *p; ++p) {
     if (*p < '0' || *p > '9')
       return 0;
     n = n * 10 + static_cast<size_t>(*p - '0');
@@ -71,24 +72,25 @@ inline size_t npy_itemsize(const char* dtype) {
 }
 
 // Parses the header dict text [h, end) into out (dtype, rank, shape).
-inline bool npy_parse_header(const char* h, const char* end, NpyArray* out,
-                             char* err, size_t err_len, const char* path) {
-  const char* d = npy_find_key(h, end, "descr");
+inline bool npy_parse_header(const char *h, const char *end, NpyArray *out,
+                             char *err, size_t err_len, const char *path) {
+  const char *d = npy_find_key(h, end, "descr");
   if (!d || (*d != '\'' && *d != '"'))
     return npy_fail(err, err_len, "header has no 'descr' string", path);
   const char quote = *d++;
-  const char* dend = d;
+  const char *dend = d;
   while (dend < end && *dend != quote)
     ++dend;
   if (dend >= end)
     return npy_fail(err, err_len, "unterminated 'descr'", path);
-  const char* t = d;
+  const char *t = d;
   char order = '=';
   if (t < dend && (*t == '<' || *t == '|' || *t == '=' || *t == '>'))
     order = *t++;
   const size_t tl = static_cast<size_t>(dend - t);
   if (tl == 0 || tl >= sizeof(out->dtype))
-    return npy_fail(err, err_len, "unsupported 'descr' (structured or too long)", path);
+    return npy_fail(err, err_len,
+                    "unsupported 'descr' (structured or too long)", path);
   std::memcpy(out->dtype, t, tl);
   out->dtype[tl] = '\0';
   const size_t isz = npy_itemsize(out->dtype);
@@ -98,7 +100,7 @@ inline bool npy_parse_header(const char* h, const char* end, NpyArray* out,
     return npy_fail(err, err_len, "big-endian data is not supported", path);
 
   bool fortran = false;
-  const char* f = npy_find_key(h, end, "fortran_order");
+  const char *f = npy_find_key(h, end, "fortran_order");
   if (!f)
     return npy_fail(err, err_len, "header has no 'fortran_order'", path);
   if (end - f >= 4 && std::memcmp(f, "True", 4) == 0)
@@ -106,7 +108,7 @@ inline bool npy_parse_header(const char* h, const char* end, NpyArray* out,
   else if (!(end - f >= 5 && std::memcmp(f, "False", 5) == 0))
     return npy_fail(err, err_len, "bad 'fortran_order'", path);
 
-  const char* s = npy_find_key(h, end, "shape");
+  const char *s = npy_find_key(h, end, "shape");
   if (!s || *s != '(')
     return npy_fail(err, err_len, "header has no 'shape' tuple", path);
   ++s;
@@ -138,14 +140,15 @@ inline bool npy_parse_header(const char* h, const char* end, NpyArray* out,
     for (int i = 0; i < out->rank; ++i)
       big += out->shape[i] > 1;
     if (big > 1)
-      return npy_fail(err, err_len, "fortran_order data is not supported", path);
+      return npy_fail(err, err_len, "fortran_order data is not supported",
+                      path);
   }
   return true;
 }
 
 } // namespace detail
 
-inline void npy_free(NpyArray* a) {
+inline void npy_free(NpyArray *a) {
   if (!a)
     return;
   std::free(a->data);
@@ -155,16 +158,17 @@ inline void npy_free(NpyArray* a) {
 
 // Reads `path` into *out (data is malloc'd; free with npy_free). On failure
 // returns false with a message in err (when err_len > 0) and out->data null.
-inline bool npy_read(const char* path, NpyArray* out, char* err,
+inline bool npy_read(const char *path, NpyArray *out, char *err,
                      size_t err_len) {
   if (!out)
     return detail::npy_fail(err, err_len, "null output", path);
   std::memset(out, 0, sizeof(*out));
-  std::FILE* fp = path ? std::fopen(path, "rb") : nullptr;
+  std::FILE *fp = path ? std::fopen(path, "rb") : nullptr;
   if (!fp)
     return detail::npy_fail(err, err_len, "cannot open", path);
   unsigned char pre[12];
-  if (std::fread(pre, 1, 10, fp) != 10 || std::memcmp(pre, "\x93NUMPY", 6) != 0) {
+  if (std::fread(pre, 1, 10, fp) != 10 ||
+      std::memcmp(pre, "\x93NUMPY", 6) != 0) {
     std::fclose(fp);
     return detail::npy_fail(err, err_len, "not a .npy file", path);
   }
@@ -178,7 +182,8 @@ inline bool npy_read(const char* path, NpyArray* out, char* err,
       return detail::npy_fail(err, err_len, "truncated header", path);
     }
     hlen = static_cast<size_t>(pre[8]) | (static_cast<size_t>(pre[9]) << 8) |
-           (static_cast<size_t>(pre[10]) << 16) | (static_cast<size_t>(pre[11]) << 24);
+           (static_cast<size_t>(pre[10]) << 16) |
+           (static_cast<size_t>(pre[11]) << 24);
   } else {
     std::fclose(fp);
     return detail::npy_fail(err, err_len, "unsupported .npy version", path);
@@ -187,7 +192,7 @@ inline bool npy_read(const char* path, NpyArray* out, char* err,
     std::fclose(fp);
     return detail::npy_fail(err, err_len, "bad header length", path);
   }
-  char* hdr = static_cast<char*>(std::malloc(hlen));
+  char *hdr = static_cast<char *>(std::malloc(hlen));
   if (!hdr) {
     std::fclose(fp);
     return detail::npy_fail(err, err_len, "out of memory", path);
@@ -197,7 +202,8 @@ inline bool npy_read(const char* path, NpyArray* out, char* err,
     std::fclose(fp);
     return detail::npy_fail(err, err_len, "truncated header", path);
   }
-  const bool ok = detail::npy_parse_header(hdr, hdr + hlen, out, err, err_len, path);
+  const bool ok =
+      detail::npy_parse_header(hdr, hdr + hlen, out, err, err_len, path);
   std::free(hdr);
   if (!ok) {
     std::fclose(fp);
@@ -237,8 +243,8 @@ inline bool npy_read(const char* path, NpyArray* out, char* err,
 // Writes a C-order little-endian array; dtype is a descr without byte order
 // ("f4", "i8", "b1", ...). Uses format 1.0 unless the header needs 2.0.
 // `bytes` must equal the element count times the item size.
-inline bool npy_write(const char* path, const char* dtype, int rank,
-                      const int64_t* shape, const void* data, size_t bytes) {
+inline bool npy_write(const char *path, const char *dtype, int rank,
+                      const int64_t *shape, const void *data, size_t bytes) {
   if (!path || !dtype || rank < 0 || rank > 8 || (rank > 0 && !shape))
     return false;
   const size_t isz = detail::npy_itemsize(dtype);
@@ -252,16 +258,22 @@ inline bool npy_write(const char* path, const char* dtype, int rank,
   }
   if (count * isz != bytes || (bytes > 0 && !data))
     return false;
-  // Header dict, e.g. {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }
+  // Header dict, e.g. {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3),
+  // }
   char dict[512];
-  int len = std::snprintf(dict, sizeof(dict), "{'descr': '%c%s', 'fortran_order': False, 'shape': (",
-                          isz == 1 ? '|' : '<', dtype);
+  int len =
+      std::snprintf(dict, sizeof(dict),
+                    "{'descr': '%c%s', 'fortran_order': False, 'shape': (",
+                    isz == 1 ? '|' : '<', dtype);
   for (int i = 0; i < rank; ++i)
-    len += std::snprintf(dict + len, sizeof(dict) - static_cast<size_t>(len),
-                         rank == 1 ? "%lld," : (i + 1 < rank ? "%lld, " : "%lld"),
-                         static_cast<long long>(shape[i]));
-  len += std::snprintf(dict + len, sizeof(dict) - static_cast<size_t>(len), "), }");
-  // Pad with spaces so that preamble + header is a multiple of 64, ending in '\n'.
+    len +=
+        std::snprintf(dict + len, sizeof(dict) - static_cast<size_t>(len),
+                      rank == 1 ? "%lld," : (i + 1 < rank ? "%lld, " : "%lld"),
+                      static_cast<long long>(shape[i]));
+  len += std::snprintf(dict + len, sizeof(dict) - static_cast<size_t>(len),
+                       "), }");
+  // Pad with spaces so that preamble + header is a multiple of 64, ending in
+  // '\n'.
   size_t pre = 10;
   size_t total = pre + static_cast<size_t>(len) + 1;
   if (total + (64 - total % 64) % 64 - pre > 65535)
@@ -278,11 +290,12 @@ inline bool npy_write(const char* path, const char* dtype, int rank,
     for (int i = 0; i < 4; ++i)
       head[8 + i] = static_cast<unsigned char>((hlen >> (8 * i)) & 0xff);
   }
-  std::FILE* fp = std::fopen(path, "wb");
+  std::FILE *fp = std::fopen(path, "wb");
   if (!fp)
     return false;
   bool ok = std::fwrite(head, 1, pre, fp) == pre &&
-            std::fwrite(dict, 1, static_cast<size_t>(len), fp) == static_cast<size_t>(len);
+            std::fwrite(dict, 1, static_cast<size_t>(len), fp) ==
+                static_cast<size_t>(len);
   for (size_t i = static_cast<size_t>(len); ok && i + 1 < hlen; ++i)
     ok = std::fputc(' ', fp) != EOF;
   ok = ok && std::fputc('\n', fp) != EOF;

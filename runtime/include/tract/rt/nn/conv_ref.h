@@ -28,9 +28,10 @@ struct Conv4 {
   int64_t in_plane, out_plane, ker_vol;
 };
 
-inline Conv4 conv4(const ConvParams& p) {
+inline Conv4 conv4(const ConvParams &p) {
   Conv4 q{};
-  const int r = p.spatial_rank < 0 ? 0 : (p.spatial_rank > 4 ? 4 : p.spatial_rank);
+  const int r =
+      p.spatial_rank < 0 ? 0 : (p.spatial_rank > 4 ? 4 : p.spatial_rank);
   const int lead = 4 - r;
   for (int d = 0; d < 4; ++d) {
     const bool real = d >= lead;
@@ -50,8 +51,8 @@ inline Conv4 conv4(const ConvParams& p) {
 
 // For `dst = src * stride + k * dil - pad`, the range [lo, hi) of src in
 // [0, src_n) whose dst lands in [0, dst_n).
-inline void tap_range(int64_t src_n, int64_t dst_n, int64_t stride,
-                      int64_t off, int64_t* lo, int64_t* hi) {
+inline void tap_range(int64_t src_n, int64_t dst_n, int64_t stride, int64_t off,
+                      int64_t *lo, int64_t *hi) {
   // 0 <= src*stride + off < dst_n
   *lo = max_(int64_t(0), ceil_div(-off, stride));
   *hi = min_(src_n, floor_div(dst_n - 1 - off, stride) + 1);
@@ -63,8 +64,8 @@ inline void tap_range(int64_t src_n, int64_t dst_n, int64_t stride,
 // (`src` is the side that is walked contiguously). Used by both directions:
 // conv walks outputs (src = y), conv_transpose walks inputs (src = x).
 template <class T, class Row>
-inline void for_each_tap(const Conv4& q, const int64_t* src, const int64_t* dst,
-                         const T* wp, Row&& row) {
+inline void for_each_tap(const Conv4 &q, const int64_t *src, const int64_t *dst,
+                         const T *wp, Row &&row) {
   int64_t t = 0;
   for (int64_t k0 = 0; k0 < q.ker[0]; ++k0)
     for (int64_t k1 = 0; k1 < q.ker[1]; ++k1)
@@ -87,10 +88,12 @@ inline void for_each_tap(const Conv4& q, const int64_t* src, const int64_t* dst,
               const int64_t d1 = s1 * q.st[1] + off[1];
               for (int64_t s2 = lo[2]; s2 < hi[2]; ++s2) {
                 const int64_t d2 = s2 * q.st[2] + off[2];
-                const int64_t srow = ((s0 * src[1] + s1) * src[2] + s2) * src[3];
-                const int64_t drow = ((d0 * dst[1] + d1) * dst[2] + d2) * dst[3];
-                row(srow + lo[3], drow + lo[3] * q.st[3] + off[3], hi[3] - lo[3],
-                    wv);
+                const int64_t srow =
+                    ((s0 * src[1] + s1) * src[2] + s2) * src[3];
+                const int64_t drow =
+                    ((d0 * dst[1] + d1) * dst[2] + d2) * dst[3];
+                row(srow + lo[3], drow + lo[3] * q.st[3] + off[3],
+                    hi[3] - lo[3], wv);
               }
             }
           }
@@ -102,39 +105,39 @@ inline void for_each_tap(const Conv4& q, const int64_t* src, const int64_t* dst,
 // x [N, C_in, in...], w [C_out, C_in/groups, k...], y [N, C_out, out...];
 // reads outside x (padding) are 0. bias may be nullptr.
 template <class T>
-void conv(const T* x, const T* w, const detail::nodeduce_t<T>* bias, T* y,
-          const ConvParams& p) {
+void conv(const T *x, const T *w, const detail::nodeduce_t<T> *bias, T *y,
+          const ConvParams &p) {
   const detail::Conv4 q = detail::conv4(p);
   const int64_t groups = p.groups > 0 ? p.groups : 1;
   const int64_t cin_g = p.in_channels / groups;
   const int64_t cout_g = p.out_channels / groups;
   if (cout_g <= 0)
     return;
-  const int64_t* st = q.st;
+  const int64_t *st = q.st;
   for (int64_t n = 0; n < p.batch; ++n) {
     for (int64_t oc = 0; oc < p.out_channels; ++oc) {
       const int64_t g = oc / cout_g;
-      T* yp = y + (n * p.out_channels + oc) * q.out_plane;
+      T *yp = y + (n * p.out_channels + oc) * q.out_plane;
       const T b0 = bias ? bias[oc] : T(0);
       for (int64_t i = 0; i < q.out_plane; ++i)
         yp[i] = b0;
       for (int64_t icl = 0; icl < cin_g; ++icl) {
         const int64_t ic = g * cin_g + icl;
-        const T* xp = x + (n * p.in_channels + ic) * q.in_plane;
-        const T* wp = w + (oc * cin_g + icl) * q.ker_vol;
+        const T *xp = x + (n * p.in_channels + ic) * q.in_plane;
+        const T *wp = w + (oc * cin_g + icl) * q.ker_vol;
         // Walk outputs (src) contiguously; inputs (dst) are at o*st + off.
-        detail::for_each_tap(q, q.out, q.in, wp,
-                             [&](int64_t yo, int64_t xo, int64_t len, T wv) {
-                               T* yr = yp + yo;
-                               const T* xr = xp + xo;
-                               if (st[3] == 1) {
-                                 for (int64_t j = 0; j < len; ++j)
-                                   yr[j] = detail::madd(yr[j], wv, xr[j]);
-                               } else {
-                                 for (int64_t j = 0; j < len; ++j)
-                                   yr[j] = detail::madd(yr[j], wv, xr[j * st[3]]);
-                               }
-                             });
+        detail::for_each_tap(
+            q, q.out, q.in, wp, [&](int64_t yo, int64_t xo, int64_t len, T wv) {
+              T *yr = yp + yo;
+              const T *xr = xp + xo;
+              if (st[3] == 1) {
+                for (int64_t j = 0; j < len; ++j)
+                  yr[j] = detail::madd(yr[j], wv, xr[j]);
+              } else {
+                for (int64_t j = 0; j < len; ++j)
+                  yr[j] = detail::madd(yr[j], wv, xr[j * st[3]]);
+              }
+            });
       }
     }
   }
@@ -145,44 +148,43 @@ void conv(const T* x, const T* w, const detail::nodeduce_t<T>* bias, T* y,
 // full = in * stride + k * dilation, stored at out = full - pad_begin when
 // that is inside y (pad_begin crops the top-left).
 template <class T>
-void conv_transpose(const T* x, const T* w, const detail::nodeduce_t<T>* bias,
-                    T* y, const ConvParams& p) {
+void conv_transpose(const T *x, const T *w, const detail::nodeduce_t<T> *bias,
+                    T *y, const ConvParams &p) {
   const detail::Conv4 q = detail::conv4(p);
   const int64_t groups = p.groups > 0 ? p.groups : 1;
   const int64_t cin_g = p.in_channels / groups;
   const int64_t cout_g = p.out_channels / groups;
   for (int64_t n = 0; n < p.batch; ++n)
     for (int64_t oc = 0; oc < p.out_channels; ++oc) {
-      T* yp = y + (n * p.out_channels + oc) * q.out_plane;
+      T *yp = y + (n * p.out_channels + oc) * q.out_plane;
       const T b0 = bias ? bias[oc] : T(0);
       for (int64_t i = 0; i < q.out_plane; ++i)
         yp[i] = b0;
     }
   if (cin_g <= 0 || cout_g <= 0)
     return;
-  const int64_t* st = q.st;
+  const int64_t *st = q.st;
   for (int64_t n = 0; n < p.batch; ++n) {
     for (int64_t ic = 0; ic < p.in_channels; ++ic) {
       const int64_t g = ic / cin_g;
-      const T* xp = x + (n * p.in_channels + ic) * q.in_plane;
+      const T *xp = x + (n * p.in_channels + ic) * q.in_plane;
       for (int64_t ocl = 0; ocl < cout_g; ++ocl) {
         const int64_t oc = g * cout_g + ocl;
-        T* yp = y + (n * p.out_channels + oc) * q.out_plane;
-        const T* wp = w + (ic * cout_g + ocl) * q.ker_vol;
+        T *yp = y + (n * p.out_channels + oc) * q.out_plane;
+        const T *wp = w + (ic * cout_g + ocl) * q.ker_vol;
         // Walk inputs (src) contiguously; outputs (dst) are at i*st + off.
-        detail::for_each_tap(q, q.in, q.out, wp,
-                             [&](int64_t xo, int64_t yo, int64_t len, T wv) {
-                               const T* xr = xp + xo;
-                               T* yr = yp + yo;
-                               if (st[3] == 1) {
-                                 for (int64_t j = 0; j < len; ++j)
-                                   yr[j] = detail::madd(yr[j], wv, xr[j]);
-                               } else {
-                                 for (int64_t j = 0; j < len; ++j)
-                                   yr[j * st[3]] =
-                                       detail::madd(yr[j * st[3]], wv, xr[j]);
-                               }
-                             });
+        detail::for_each_tap(
+            q, q.in, q.out, wp, [&](int64_t xo, int64_t yo, int64_t len, T wv) {
+              const T *xr = xp + xo;
+              T *yr = yp + yo;
+              if (st[3] == 1) {
+                for (int64_t j = 0; j < len; ++j)
+                  yr[j] = detail::madd(yr[j], wv, xr[j]);
+              } else {
+                for (int64_t j = 0; j < len; ++j)
+                  yr[j * st[3]] = detail::madd(yr[j * st[3]], wv, xr[j]);
+              }
+            });
       }
     }
   }

@@ -12,8 +12,8 @@ namespace detail {
 // y = (x - mean) / sqrt(var + eps) * scale + bias over n contiguous values.
 // scale / bias are per element (stride 1) or a single value (stride 0).
 template <class T>
-inline void normalize_row(const T* x, T* y, int64_t n, const T* scale,
-                          int64_t scale_stride, const T* bias,
+inline void normalize_row(const T *x, T *y, int64_t n, const T *scale,
+                          int64_t scale_stride, const T *bias,
                           int64_t bias_stride, float epsilon) {
   if (n <= 0)
     return;
@@ -40,9 +40,8 @@ inline void normalize_row(const T* x, T* y, int64_t n, const T* scale,
 // x [outer, norm_size]; scale / bias have norm_size elements; bias may be
 // nullptr.
 template <class T>
-void layer_norm(const T* x, const T* scale, const detail::nodeduce_t<T>* bias,
-                T* y, int64_t outer,
-                int64_t norm_size, float epsilon) {
+void layer_norm(const T *x, const T *scale, const detail::nodeduce_t<T> *bias,
+                T *y, int64_t outer, int64_t norm_size, float epsilon) {
   for (int64_t o = 0; o < outer; ++o)
     detail::normalize_row(x + o * norm_size, y + o * norm_size, norm_size,
                           scale, 1, bias, 1, epsilon);
@@ -50,8 +49,8 @@ void layer_norm(const T* x, const T* scale, const detail::nodeduce_t<T>* bias,
 
 // x [n, c, spatial]; scale / bias have c elements (bias may be nullptr).
 template <class T>
-void instance_norm(const T* x, const detail::nodeduce_t<T>* scale,
-                   const detail::nodeduce_t<T>* bias, T* y, int64_t n,
+void instance_norm(const T *x, const detail::nodeduce_t<T> *scale,
+                   const detail::nodeduce_t<T> *bias, T *y, int64_t n,
                    int64_t c, int64_t spatial, float epsilon) {
   for (int64_t b = 0; b < n; ++b)
     for (int64_t ch = 0; ch < c; ++ch) {
@@ -67,27 +66,29 @@ void instance_norm(const T* x, const detail::nodeduce_t<T>* scale,
 // with window(c) = [c - floor((size-1)/2), c + ceil((size-1)/2)] clipped.
 // y is used as scratch for the square sums, so x and y must not alias.
 template <class T>
-void lrn(const T* x, T* y, int64_t n, int64_t c, int64_t spatial, int64_t size,
+void lrn(const T *x, T *y, int64_t n, int64_t c, int64_t spatial, int64_t size,
          float alpha, float beta, float bias) {
   const int64_t before = (size - 1) / 2;
   const int64_t after = size - 1 - before;
-  const T scale = size > 0 ? static_cast<T>(alpha) / static_cast<T>(size) : T(0);
+  const T scale =
+      size > 0 ? static_cast<T>(alpha) / static_cast<T>(size) : T(0);
   for (int64_t b = 0; b < n; ++b) {
     for (int64_t ch = 0; ch < c; ++ch) {
-      T* yr = y + (b * c + ch) * spatial;
+      T *yr = y + (b * c + ch) * spatial;
       for (int64_t s = 0; s < spatial; ++s)
         yr[s] = T(0);
       const int64_t lo = detail::max_(int64_t(0), ch - before);
       const int64_t hi = detail::min_(c - 1, ch + after);
       for (int64_t cc = lo; cc <= hi; ++cc) {
-        const T* xr = x + (b * c + cc) * spatial;
+        const T *xr = x + (b * c + cc) * spatial;
         for (int64_t s = 0; s < spatial; ++s)
           yr[s] += xr[s] * xr[s];
       }
-      const T* xr = x + (b * c + ch) * spatial;
+      const T *xr = x + (b * c + ch) * spatial;
       for (int64_t s = 0; s < spatial; ++s)
-        yr[s] = xr[s] / static_cast<T>(std::pow(static_cast<T>(bias) + scale * yr[s],
-                                                static_cast<T>(beta)));
+        yr[s] = xr[s] /
+                static_cast<T>(std::pow(static_cast<T>(bias) + scale * yr[s],
+                                        static_cast<T>(beta)));
     }
   }
 }

@@ -22,9 +22,10 @@ struct Pool4 {
   int64_t in_plane, out_plane;
 };
 
-inline Pool4 pool4(const PoolParams& p) {
+inline Pool4 pool4(const PoolParams &p) {
   Pool4 q{};
-  const int r = p.spatial_rank < 0 ? 0 : (p.spatial_rank > 4 ? 4 : p.spatial_rank);
+  const int r =
+      p.spatial_rank < 0 ? 0 : (p.spatial_rank > 4 ? 4 : p.spatial_rank);
   const int lead = 4 - r;
   for (int d = 0; d < 4; ++d) {
     const bool real = d >= lead;
@@ -44,7 +45,7 @@ inline Pool4 pool4(const PoolParams& p) {
 
 // Taps k with start + k*dil in [lo_pos, hi_pos): returns [klo, khi).
 inline void pool_taps(int64_t start, int64_t dil, int64_t ker, int64_t lo_pos,
-                      int64_t hi_pos, int64_t* klo, int64_t* khi) {
+                      int64_t hi_pos, int64_t *klo, int64_t *khi) {
   *klo = max_(int64_t(0), ceil_div(lo_pos - start, dil));
   *khi = min_(ker, floor_div(hi_pos - 1 - start, dil) + 1);
   if (*khi < *klo)
@@ -54,7 +55,7 @@ inline void pool_taps(int64_t start, int64_t dil, int64_t ker, int64_t lo_pos,
 // Calls visit(y_index, in_offset_of_window_origin, klo, khi, pad_count) for
 // every output element of one plane; klo/khi are per-dim in-bounds tap
 // ranges and pad_count the number of taps inside the padded input.
-template <class F> inline void pool_windows(const Pool4& q, F&& visit) {
+template <class F> inline void pool_windows(const Pool4 &q, F &&visit) {
   int64_t o[4];
   int64_t yi = 0;
   for (o[0] = 0; o[0] < q.out[0]; ++o[0])
@@ -65,28 +66,30 @@ template <class F> inline void pool_windows(const Pool4& q, F&& visit) {
           int64_t pad_count = 1;
           for (int d = 0; d < 4; ++d) {
             start[d] = o[d] * q.st[d] - q.pb[d];
-            pool_taps(start[d], q.dil[d], q.ker[d], 0, q.in[d], &klo[d], &khi[d]);
+            pool_taps(start[d], q.dil[d], q.ker[d], 0, q.in[d], &klo[d],
+                      &khi[d]);
             int64_t plo, phi;
             pool_taps(start[d], q.dil[d], q.ker[d], -q.pb[d], q.in[d] + q.pe[d],
                       &plo, &phi);
             pad_count *= phi - plo;
           }
-          visit(yi, start, static_cast<const int64_t*>(klo),
-                static_cast<const int64_t*>(khi), pad_count);
+          visit(yi, start, static_cast<const int64_t *>(klo),
+                static_cast<const int64_t *>(khi), pad_count);
         }
 }
 
 // Folds g over the in-bounds taps of one window.
 template <class T, class Acc, class G>
-inline Acc pool_fold(const Pool4& q, const T* xp, const int64_t* start,
-                     const int64_t* klo, const int64_t* khi, Acc acc, G&& g) {
+inline Acc pool_fold(const Pool4 &q, const T *xp, const int64_t *start,
+                     const int64_t *klo, const int64_t *khi, Acc acc, G &&g) {
   for (int64_t k0 = klo[0]; k0 < khi[0]; ++k0) {
     const int64_t i0 = start[0] + k0 * q.dil[0];
     for (int64_t k1 = klo[1]; k1 < khi[1]; ++k1) {
       const int64_t i1 = start[1] + k1 * q.dil[1];
       for (int64_t k2 = klo[2]; k2 < khi[2]; ++k2) {
         const int64_t i2 = start[2] + k2 * q.dil[2];
-        const int64_t row = ((i0 * q.in[1] + i1) * q.in[2] + i2) * q.in[3] + start[3];
+        const int64_t row =
+            ((i0 * q.in[1] + i1) * q.in[2] + i2) * q.in[3] + start[3];
         for (int64_t k3 = klo[3]; k3 < khi[3]; ++k3)
           acc = g(acc, xp[row + k3 * q.dil[3]]);
       }
@@ -95,7 +98,7 @@ inline Acc pool_fold(const Pool4& q, const T* xp, const int64_t* start,
   return acc;
 }
 
-inline int64_t tap_count(const int64_t* klo, const int64_t* khi) {
+inline int64_t tap_count(const int64_t *klo, const int64_t *khi) {
   return (khi[0] - klo[0]) * (khi[1] - klo[1]) * (khi[2] - klo[2]) *
          (khi[3] - klo[3]);
 }
@@ -104,13 +107,13 @@ inline int64_t tap_count(const int64_t* klo, const int64_t* khi) {
 
 // Max over the in-bounds taps (padding never wins). A window with no
 // in-bounds tap gives -inf (lowest for integers).
-template <class T> void max_pool(const T* x, T* y, const PoolParams& p) {
+template <class T> void max_pool(const T *x, T *y, const PoolParams &p) {
   const detail::Pool4 q = detail::pool4(p);
   for (int64_t bc = 0; bc < p.batch_channels; ++bc) {
-    const T* xp = x + bc * q.in_plane;
-    T* yp = y + bc * q.out_plane;
-    detail::pool_windows(q, [&](int64_t yi, const int64_t* start,
-                                const int64_t* klo, const int64_t* khi,
+    const T *xp = x + bc * q.in_plane;
+    T *yp = y + bc * q.out_plane;
+    detail::pool_windows(q, [&](int64_t yi, const int64_t *start,
+                                const int64_t *klo, const int64_t *khi,
                                 int64_t) {
       yp[yi] = detail::pool_fold(q, xp, start, klo, khi,
                                  detail::lowest_or_neg_inf<T>(),
@@ -121,17 +124,19 @@ template <class T> void max_pool(const T* x, T* y, const PoolParams& p) {
 
 // Average; the divisor is the number of taps inside [-pad_begin, in+pad_end)
 // with count_include_pad, else the number of in-bounds taps (0 taps -> 0).
-template <class T> void avg_pool(const T* x, T* y, const PoolParams& p) {
+template <class T> void avg_pool(const T *x, T *y, const PoolParams &p) {
   const detail::Pool4 q = detail::pool4(p);
   for (int64_t bc = 0; bc < p.batch_channels; ++bc) {
-    const T* xp = x + bc * q.in_plane;
-    T* yp = y + bc * q.out_plane;
-    detail::pool_windows(q, [&](int64_t yi, const int64_t* start,
-                                const int64_t* klo, const int64_t* khi,
+    const T *xp = x + bc * q.in_plane;
+    T *yp = y + bc * q.out_plane;
+    detail::pool_windows(q, [&](int64_t yi, const int64_t *start,
+                                const int64_t *klo, const int64_t *khi,
                                 int64_t pad_count) {
-      const T s = detail::pool_fold(q, xp, start, klo, khi, T(0),
-                                    [](T a, T v) { return detail::wrap_add(a, v); });
-      const int64_t cnt = p.count_include_pad ? pad_count : detail::tap_count(klo, khi);
+      const T s = detail::pool_fold(q, xp, start, klo, khi, T(0), [](T a, T v) {
+        return detail::wrap_add(a, v);
+      });
+      const int64_t cnt =
+          p.count_include_pad ? pad_count : detail::tap_count(klo, khi);
       yp[yi] = cnt > 0 ? static_cast<T>(s / static_cast<T>(cnt)) : T(0);
     });
   }
@@ -139,25 +144,27 @@ template <class T> void avg_pool(const T* x, T* y, const PoolParams& p) {
 
 // (sum |x|^p)^(1/p) over the in-bounds taps (padding contributes 0).
 template <class T>
-void lp_pool(const T* x, T* y, const PoolParams& p, int pnorm) {
+void lp_pool(const T *x, T *y, const PoolParams &p, int pnorm) {
   const detail::Pool4 q = detail::pool4(p);
   for (int64_t bc = 0; bc < p.batch_channels; ++bc) {
-    const T* xp = x + bc * q.in_plane;
-    T* yp = y + bc * q.out_plane;
-    detail::pool_windows(q, [&](int64_t yi, const int64_t* start,
-                                const int64_t* klo, const int64_t* khi,
+    const T *xp = x + bc * q.in_plane;
+    T *yp = y + bc * q.out_plane;
+    detail::pool_windows(q, [&](int64_t yi, const int64_t *start,
+                                const int64_t *klo, const int64_t *khi,
                                 int64_t) {
       if (pnorm == 1) {
-        yp[yi] = detail::pool_fold(q, xp, start, klo, khi, T(0),
-                                   [](T a, T v) { return a + T(std::fabs(v)); });
+        yp[yi] = detail::pool_fold(q, xp, start, klo, khi, T(0), [](T a, T v) {
+          return a + T(std::fabs(v));
+        });
       } else if (pnorm == 2) {
         yp[yi] = static_cast<T>(std::sqrt(detail::pool_fold(
             q, xp, start, klo, khi, T(0), [](T a, T v) { return a + v * v; })));
       } else {
         const T pp = static_cast<T>(pnorm);
-        const T s = detail::pool_fold(q, xp, start, klo, khi, T(0), [pp](T a, T v) {
-          return a + static_cast<T>(std::pow(std::fabs(v), pp));
-        });
+        const T s =
+            detail::pool_fold(q, xp, start, klo, khi, T(0), [pp](T a, T v) {
+              return a + static_cast<T>(std::pow(std::fabs(v), pp));
+            });
         yp[yi] = static_cast<T>(std::pow(s, T(1) / pp));
       }
     });

@@ -18,8 +18,8 @@ constexpr int64_t kSoftmaxBlock = 64;
 // Per column c of a block: m[c] = max_j x[j, c], s[c] = sum_j exp(x - m).
 // If `store_exp`, y receives exp(x - m).
 template <class T>
-inline void softmax_stats(const T* x, T* y, int64_t axis_len, int64_t inner,
-                          int64_t cols, T* m, T* s, bool store_exp) {
+inline void softmax_stats(const T *x, T *y, int64_t axis_len, int64_t inner,
+                          int64_t cols, T *m, T *s, bool store_exp) {
   for (int64_t c = 0; c < cols; ++c) {
     m[c] = lowest_or_neg_inf<T>();
     s[c] = T(0);
@@ -41,13 +41,13 @@ inline void softmax_stats(const T* x, T* y, int64_t axis_len, int64_t inner,
 } // namespace detail
 
 template <class T>
-void softmax(const T* x, T* y, int64_t outer, int64_t axis_len, int64_t inner) {
+void softmax(const T *x, T *y, int64_t outer, int64_t axis_len, int64_t inner) {
   T m[detail::kSoftmaxBlock], s[detail::kSoftmaxBlock];
   for (int64_t o = 0; o < outer; ++o) {
     for (int64_t c0 = 0; c0 < inner; c0 += detail::kSoftmaxBlock) {
       const int64_t cols = detail::min_(detail::kSoftmaxBlock, inner - c0);
-      const T* xb = x + o * axis_len * inner + c0;
-      T* yb = y + o * axis_len * inner + c0;
+      const T *xb = x + o * axis_len * inner + c0;
+      T *yb = y + o * axis_len * inner + c0;
       detail::softmax_stats(xb, yb, axis_len, inner, cols, m, s, true);
       for (int64_t c = 0; c < cols; ++c)
         s[c] = T(1) / s[c];
@@ -59,14 +59,14 @@ void softmax(const T* x, T* y, int64_t outer, int64_t axis_len, int64_t inner) {
 }
 
 template <class T>
-void log_softmax(const T* x, T* y, int64_t outer, int64_t axis_len,
+void log_softmax(const T *x, T *y, int64_t outer, int64_t axis_len,
                  int64_t inner) {
   T m[detail::kSoftmaxBlock], s[detail::kSoftmaxBlock];
   for (int64_t o = 0; o < outer; ++o) {
     for (int64_t c0 = 0; c0 < inner; c0 += detail::kSoftmaxBlock) {
       const int64_t cols = detail::min_(detail::kSoftmaxBlock, inner - c0);
-      const T* xb = x + o * axis_len * inner + c0;
-      T* yb = y + o * axis_len * inner + c0;
+      const T *xb = x + o * axis_len * inner + c0;
+      T *yb = y + o * axis_len * inner + c0;
       detail::softmax_stats(xb, yb, axis_len, inner, cols, m, s, false);
       for (int64_t c = 0; c < cols; ++c)
         s[c] = std::log(s[c]);
@@ -80,11 +80,11 @@ void log_softmax(const T* x, T* y, int64_t outer, int64_t axis_len,
 
 // 1 at the first maximum along the axis, 0 elsewhere.
 template <class T>
-void hardmax(const T* x, T* y, int64_t outer, int64_t axis_len, int64_t inner) {
+void hardmax(const T *x, T *y, int64_t outer, int64_t axis_len, int64_t inner) {
   for (int64_t o = 0; o < outer; ++o) {
     for (int64_t i = 0; i < inner; ++i) {
-      const T* xp = x + o * axis_len * inner + i;
-      T* yp = y + o * axis_len * inner + i;
+      const T *xp = x + o * axis_len * inner + i;
+      T *yp = y + o * axis_len * inner + i;
       int64_t best = 0;
       for (int64_t j = 1; j < axis_len; ++j)
         if (xp[best * inner] < xp[j * inner])

@@ -17,14 +17,18 @@ namespace op {
 
 struct ReduceSum {
   template <class T> static T init() { return T(0); }
-  template <class T> static T step(T acc, T x) { return rt::detail::wrap_add(acc, x); }
+  template <class T> static T step(T acc, T x) {
+    return rt::detail::wrap_add(acc, x);
+  }
   template <class T> static T finish(T acc, int64_t) { return acc; }
 };
 
 // An empty ReduceMean gives 0 (the sum's identity) rather than 0/0.
 struct ReduceMean {
   template <class T> static T init() { return T(0); }
-  template <class T> static T step(T acc, T x) { return rt::detail::wrap_add(acc, x); }
+  template <class T> static T step(T acc, T x) {
+    return rt::detail::wrap_add(acc, x);
+  }
   template <class T> static T finish(T acc, int64_t count) {
     if (count <= 0)
       return acc;
@@ -33,13 +37,16 @@ struct ReduceMean {
     else if constexpr (std::is_signed<T>::value)
       return static_cast<T>(static_cast<int64_t>(acc) / count);
     else
-      return static_cast<T>(static_cast<uint64_t>(acc) / static_cast<uint64_t>(count));
+      return static_cast<T>(static_cast<uint64_t>(acc) /
+                            static_cast<uint64_t>(count));
   }
 };
 
 // NaN-propagating, like numpy.
 struct ReduceMax {
-  template <class T> static T init() { return rt::detail::lowest_or_neg_inf<T>(); }
+  template <class T> static T init() {
+    return rt::detail::lowest_or_neg_inf<T>();
+  }
   template <class T> static T step(T acc, T x) {
     return (acc < x || rt::detail::is_nan(x)) ? x : acc;
   }
@@ -56,13 +63,17 @@ struct ReduceMin {
 
 struct ReduceProd {
   template <class T> static T init() { return T(1); }
-  template <class T> static T step(T acc, T x) { return rt::detail::wrap_mul(acc, x); }
+  template <class T> static T step(T acc, T x) {
+    return rt::detail::wrap_mul(acc, x);
+  }
   template <class T> static T finish(T acc, int64_t) { return acc; }
 };
 
 struct ReduceSumSquare {
   template <class T> static T init() { return T(0); }
-  template <class T> static T step(T acc, T x) { return rt::detail::madd(acc, x, x); }
+  template <class T> static T step(T acc, T x) {
+    return rt::detail::madd(acc, x, x);
+  }
   template <class T> static T finish(T acc, int64_t) { return acc; }
 };
 
@@ -72,7 +83,8 @@ struct ReduceL1 {
     if constexpr (std::is_floating_point<T>::value)
       return acc + std::fabs(x);
     else if constexpr (std::is_signed<T>::value)
-      return rt::detail::wrap_add(acc, x < T(0) ? rt::detail::wrap_sub(T(0), x) : x);
+      return rt::detail::wrap_add(acc,
+                                  x < T(0) ? rt::detail::wrap_sub(T(0), x) : x);
     else
       return rt::detail::wrap_add(acc, x);
   }
@@ -81,7 +93,9 @@ struct ReduceL1 {
 
 struct ReduceL2 {
   template <class T> static T init() { return T(0); }
-  template <class T> static T step(T acc, T x) { return rt::detail::madd(acc, x, x); }
+  template <class T> static T step(T acc, T x) {
+    return rt::detail::madd(acc, x, x);
+  }
   template <class T> static T finish(T acc, int64_t) {
     return rt::detail::via_float(acc, [](auto v) { return std::sqrt(v); });
   }
@@ -90,7 +104,9 @@ struct ReduceL2 {
 // log(sum x); an empty reduction gives log(0) = -inf.
 struct ReduceLogSum {
   template <class T> static T init() { return T(0); }
-  template <class T> static T step(T acc, T x) { return rt::detail::wrap_add(acc, x); }
+  template <class T> static T step(T acc, T x) {
+    return rt::detail::wrap_add(acc, x);
+  }
   template <class T> static T finish(T acc, int64_t) {
     return rt::detail::via_float(acc, [](auto v) { return std::log(v); });
   }
@@ -99,8 +115,12 @@ struct ReduceLogSum {
 // max + log(sum exp(x - max)); an empty reduction gives -inf. Only the
 // interface is used by the two-pass path in reduce().
 struct ReduceLogSumExp {
-  template <class T> static T init() { return rt::detail::lowest_or_neg_inf<T>(); }
-  template <class T> static T step(T acc, T x) { return ReduceMax::step(acc, x); }
+  template <class T> static T init() {
+    return rt::detail::lowest_or_neg_inf<T>();
+  }
+  template <class T> static T step(T acc, T x) {
+    return ReduceMax::step(acc, x);
+  }
   template <class T> static T finish(T acc, int64_t) { return acc; }
 };
 
@@ -111,8 +131,8 @@ namespace detail {
 // max + log(sum exp(x - max)) for each output, walking the reduced elements
 // of one output with strided access.
 template <class T>
-inline void reduce_log_sum_exp(const T* x, const int64_t* in_shape, int rank,
-                               uint32_t axes_mask, T* y) {
+inline void reduce_log_sum_exp(const T *x, const int64_t *in_shape, int rank,
+                               uint32_t axes_mask, T *y) {
   int64_t xs[kMaxRank], kept[kMaxRank], red[kMaxRank];
   contiguous_strides(in_shape, rank, xs);
   for (int d = 0; d < rank; ++d) {
@@ -120,37 +140,42 @@ inline void reduce_log_sum_exp(const T* x, const int64_t* in_shape, int rank,
     kept[d] = m ? 1 : in_shape[d];
     red[d] = m ? in_shape[d] : 1;
   }
-  const int64_t* st[1] = {xs};
-  for_each_row<1>(kept, rank, st,
-                  [&](int64_t pos, const int64_t* off, int64_t len, const int64_t* inc) {
-    for (int64_t i = 0; i < len; ++i) {
-      const T* xb = x + off[0] + i * inc[0];
-      T m = lowest_or_neg_inf<T>();
-      bool any = false;
-      for_each_row<1>(red, rank, st, [&](int64_t, const int64_t* o2, int64_t l2,
-                                         const int64_t* i2) {
-        any = true;
-        for (int64_t j = 0; j < l2; ++j)
-          m = op::ReduceMax::step(m, xb[o2[0] + j * i2[0]]);
+  const int64_t *st[1] = {xs};
+  for_each_row<1>(
+      kept, rank, st,
+      [&](int64_t pos, const int64_t *off, int64_t len, const int64_t *inc) {
+        for (int64_t i = 0; i < len; ++i) {
+          const T *xb = x + off[0] + i * inc[0];
+          T m = lowest_or_neg_inf<T>();
+          bool any = false;
+          for_each_row<1>(
+              red, rank, st,
+              [&](int64_t, const int64_t *o2, int64_t l2, const int64_t *i2) {
+                any = true;
+                for (int64_t j = 0; j < l2; ++j)
+                  m = op::ReduceMax::step(m, xb[o2[0] + j * i2[0]]);
+              });
+          T r;
+          if (!any || is_nan(m)) {
+            r = m;
+          } else if (std::isinf(static_cast<double>(m))) {
+            r = m; // all -inf gives -inf; any +inf gives +inf
+          } else {
+            double s = 0.0;
+            for_each_row<1>(
+                red, rank, st,
+                [&](int64_t, const int64_t *o2, int64_t l2, const int64_t *i2) {
+                  for (int64_t j = 0; j < l2; ++j)
+                    s += std::exp(static_cast<double>(xb[o2[0] + j * i2[0]]) -
+                                  static_cast<double>(m));
+                });
+            r = via_float(m, [s](auto v) {
+              return v + static_cast<decltype(v)>(std::log(s));
+            });
+          }
+          y[pos + i] = r;
+        }
       });
-      T r;
-      if (!any || is_nan(m)) {
-        r = m;
-      } else if (std::isinf(static_cast<double>(m))) {
-        r = m; // all -inf gives -inf; any +inf gives +inf
-      } else {
-        double s = 0.0;
-        for_each_row<1>(red, rank, st, [&](int64_t, const int64_t* o2, int64_t l2,
-                                           const int64_t* i2) {
-          for (int64_t j = 0; j < l2; ++j)
-            s += std::exp(static_cast<double>(xb[o2[0] + j * i2[0]]) -
-                          static_cast<double>(m));
-        });
-        r = via_float(m, [s](auto v) { return v + static_cast<decltype(v)>(std::log(s)); });
-      }
-      y[pos + i] = r;
-    }
-  });
 }
 
 } // namespace detail
@@ -158,8 +183,8 @@ inline void reduce_log_sum_exp(const T* x, const int64_t* in_shape, int rank,
 // y has in_shape with the axes in axes_mask (bit d = axis d) set to 1.
 // x is walked in memory order and folded into y.
 template <class Op, class T>
-void reduce(const T* x, const int64_t* in_shape, int rank, uint32_t axes_mask,
-            T* y) {
+void reduce(const T *x, const int64_t *in_shape, int rank, uint32_t axes_mask,
+            T *y) {
   if (rank > kMaxRank)
     return;
   if (std::is_same<Op, op::ReduceLogSumExp>::value) {
@@ -181,12 +206,12 @@ void reduce(const T* x, const int64_t* in_shape, int rank, uint32_t axes_mask,
   const int64_t ny = num_elements(yshape, rank);
   for (int64_t i = 0; i < ny; ++i)
     y[i] = Op::template init<T>();
-  const int64_t* st[1] = {ys};
+  const int64_t *st[1] = {ys};
   detail::for_each_row<1>(
       in_shape, rank, st,
-      [&](int64_t pos, const int64_t* off, int64_t len, const int64_t* inc) {
-        const T* xp = x + pos;
-        T* yp = y + off[0];
+      [&](int64_t pos, const int64_t *off, int64_t len, const int64_t *inc) {
+        const T *xp = x + pos;
+        T *yp = y + off[0];
         if (inc[0] == 0) {
           T acc = *yp;
           for (int64_t i = 0; i < len; ++i)
@@ -205,11 +230,11 @@ void reduce(const T* x, const int64_t* in_shape, int rank, uint32_t axes_mask,
 // min along the axis; ties take the first index, or the last with
 // select_last. An empty axis gives 0.
 template <class T, class TI>
-void arg_reduce(const T* x, TI* y, int64_t outer, int64_t axis_len,
+void arg_reduce(const T *x, TI *y, int64_t outer, int64_t axis_len,
                 int64_t inner, bool is_max, bool select_last) {
   for (int64_t o = 0; o < outer; ++o) {
     for (int64_t i = 0; i < inner; ++i) {
-      const T* xp = x + o * axis_len * inner + i;
+      const T *xp = x + o * axis_len * inner + i;
       int64_t best_i = 0;
       if (axis_len > 0) {
         T best = xp[0];
@@ -232,21 +257,21 @@ void arg_reduce(const T* x, TI* y, int64_t outer, int64_t axis_len,
 // inner], optionally from the end. y's previous row is the running sum, so
 // every pass is over contiguous rows of `inner` elements.
 template <class T>
-void cumsum(const T* x, T* y, int64_t outer, int64_t axis_len, int64_t inner,
+void cumsum(const T *x, T *y, int64_t outer, int64_t axis_len, int64_t inner,
             bool exclusive, bool reverse) {
   for (int64_t o = 0; o < outer; ++o) {
-    const T* xb = x + o * axis_len * inner;
-    T* yb = y + o * axis_len * inner;
+    const T *xb = x + o * axis_len * inner;
+    T *yb = y + o * axis_len * inner;
     for (int64_t t = 0; t < axis_len; ++t) {
       const int64_t j = reverse ? axis_len - 1 - t : t;
       const int64_t prev = reverse ? j + 1 : j - 1;
-      T* yr = yb + j * inner;
+      T *yr = yb + j * inner;
       if (t == 0) {
         for (int64_t i = 0; i < inner; ++i)
           yr[i] = exclusive ? T(0) : xb[j * inner + i];
       } else {
-        const T* yp = yb + prev * inner;
-        const T* xr = xb + (exclusive ? prev : j) * inner;
+        const T *yp = yb + prev * inner;
+        const T *xr = xb + (exclusive ? prev : j) * inner;
         for (int64_t i = 0; i < inner; ++i)
           yr[i] = detail::wrap_add(yp[i], xr[i]);
       }
