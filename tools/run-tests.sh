@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Sets up a fresh Debian 12 machine (packages), builds tractc and runs every
+# test suite: lit (dialect, importer, passes, emitter), the runtime's gtests,
+# the end-to-end torchvision/BERT models, and the ONNX conformance suite.
+# The last line is "N passed, M failed" over all of them; exit 1 on any failure.
+#
+#   tools/run-tests.sh [--no-install] [--quick]
+#     --quick: skip the e2e models and run conformance on the node suite only.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+install=1 quick=0
+for arg in "$@"; do
+  case "$arg" in
+    --no-install) install=0 ;;
+    --quick) quick=1 ;;
+    *) echo "usage: $0 [--no-install] [--quick]" >&2; exit 2 ;;
+  esac
+done
+
+[ "$install" = 1 ] && { tools/install-deps.sh || exit 1; }
+tools/build.sh || exit 1
+
+passed=0 failed=0
+log=$(mktemp -d)
+add() { passed=$((passed + $1)); failed=$((failed + $2)); }
+# Reads the "N passed, M failed" line a harness printed last.
+add_closing() {
+  local line
+  line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$1" | tail -1)
+  if [ -z "$line" ]; then add 0 1; return; fi
+  add "$(echo "$line" | cut -d' ' -f1)" "$(echo "$line" | cut -d' ' -f3)"
+}
+
+echo "== lit"
+/usr/lib/llvm-19/build/utils/lit/lit.py -sv build/test | tee "$log/lit"
+lit_pass=$(grep -Eo 'Passed *: *[0-9]+' "$log/lit" | grep -Eo '[0-9]+' | tail -1)
+lit_fail=0
+for n in $(grep -Eo '(Failed|Unresolved|Timed Out) *: *[0-9]+' "$log/lit" | grep -Eo '[0-9]+$'); do
+  lit_fail=$((lit_fail + n))
+done
+add "${lit_pass:-0}" "${lit_fail:-0}"
+[ -z "$lit_pass" ] && add 0 1
+
+echo "== runtime gtest"
+build/bin/tract-runtime-tests --gtest_brief=1 | tee "$log/gtest"
+g_pass=$(grep -Eo '\[  PASSED  \] [0-9]+' "$log/gtest" | grep -Eo '[0-9]+$')
+g_fail=$(grep -Eo '\[  FAILED  \] [0-9]+ test' "$log/gtest" | grep -Eo '[0-9]+' | head -1)
+add "${g_pass:-0}" "${g_fail:-0}"
+[ -z "$g_pass" ] && add 0 1
+
+if [ "$quick" = 0 ]; then
+  echo "== end-to-end models (torch export, compile, compare)"
+  /usr/bin/python3 test/e2e/run_e2e.py | tee "$log/e2e"
+  add_closing "$log/e2e"
+  echo "== ONNX conformance"
+  /usr/bin/python3 test/conformance/run_conformance.py -j "$(nproc)" | tee "$log/conf"
+else
+  echo "== ONNX conformance (node suite)"
+  /usr/bin/python3 test/conformance/run_conformance.py -j "$(nproc)" --suites node | tee "$log/conf"
+fi
+add_closing "$log/conf"
+
+rm -rf "$log"
+echo
+echo "all suites: $passed passed, $failed failed"
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
