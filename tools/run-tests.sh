@@ -21,6 +21,10 @@ done
 [ "$install" = 1 ] && { tools/install-deps.sh || exit 1; }
 tools/build.sh || exit 1
 
+# Generated code must build warning-free: every conformance model is compiled
+# with these, so a warning in any kernel instantiation fails its test.
+CONF_FLAGS=(--cxxflags="-Wall -Wextra -Wpedantic -Werror")
+
 passed=0 failed=0
 log=$(mktemp -d)
 add() { passed=$((passed + $1)); failed=$((failed + $2)); }
@@ -54,10 +58,10 @@ if [ "$quick" = 0 ]; then
   /usr/bin/python3 test/e2e/run_e2e.py | tee "$log/e2e"
   add_closing "$log/e2e"
   echo "== ONNX conformance"
-  /usr/bin/python3 test/conformance/run_conformance.py -j "$(nproc)" | tee "$log/conf"
+  /usr/bin/python3 test/conformance/run_conformance.py -j "$(nproc)" "${CONF_FLAGS[@]}" | tee "$log/conf"
 else
   echo "== ONNX conformance (node suite)"
-  /usr/bin/python3 test/conformance/run_conformance.py -j "$(nproc)" --suites node | tee "$log/conf"
+  /usr/bin/python3 test/conformance/run_conformance.py -j "$(nproc)" --suites node "${CONF_FLAGS[@]}" | tee "$log/conf"
 fi
 add_closing "$log/conf"
 

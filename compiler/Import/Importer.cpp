@@ -228,7 +228,11 @@ LogicalResult Importer::finishNode(Operation *lastBefore, const onnx::Node &node
 
 LogicalResult Importer::convertNode(const onnx::Node &node) {
   Location loc = nodeLocation(&context, node.name, node.opType);
-  ConvertFn fn = converters.lookup(node.opType, opset);
+  const ConverterTable::Entry *converter = converters.lookup(node.opType, opset);
+  for (unsigned i = 0; i < converter->minInputs; ++i)
+    if (i >= node.inputs.size() || node.inputs[i].empty())
+      return emitError(loc) << "expected at least " << converter->minInputs
+                            << " inputs, got " << node.inputs.size();
   for (const std::string &in : node.inputs)
     if (!in.empty() && !lookup(in))
       return emitError(loc) << "input '" << in
@@ -237,7 +241,7 @@ LogicalResult Importer::convertNode(const onnx::Node &node) {
   Block *block = &func.getBody().front();
   Operation *lastBefore = block->empty() ? nullptr : &block->back();
   NodeContext ctx(*this, node, loc);
-  if (failed(fn(ctx)))
+  if (failed(converter->fn(ctx)))
     return failure();
   for (const std::string &out : node.outputs)
     if (!out.empty() && !lookup(out))

@@ -366,20 +366,20 @@ LogicalResult convertDropout(NodeContext &c) {
 } // namespace
 
 void mlir::tract::registerNNConverters(ConverterTable &t) {
-  t.add("MatMul", 1, convertMatMul);
-  t.add("Gemm", 1, convertGemm);
-  t.add("Conv", 1, convertConv);
-  t.add("ConvTranspose", 1, convertConvTranspose);
+  t.add("MatMul", 1, convertMatMul, 2);
+  t.add("Gemm", 1, convertGemm, 2);
+  t.add("Conv", 1, convertConv, 2);
+  t.add("ConvTranspose", 1, convertConvTranspose, 2);
   t.add("MaxPool", 1, convertPool<MaxPoolOp>);
   t.add("AveragePool", 1, convertPool<AvgPoolOp>);
   t.add("GlobalAveragePool", 1, convertGlobalPool<ReduceMeanOp>);
   t.add("GlobalMaxPool", 1, convertGlobalPool<ReduceMaxOp>);
-  t.add("BatchNormalization", 7, convertBatchNorm);
+  t.add("BatchNormalization", 7, convertBatchNorm, 5);
   t.add("Softmax", 1, convertSoftmaxLike<SoftmaxOp>);
   t.add("LogSoftmax", 1, convertSoftmaxLike<LogSoftmaxOp>);
   t.add("Hardmax", 1, convertSoftmaxLike<HardmaxOp>);
-  t.add("LayerNormalization", 17, convertLayerNorm);
-  t.add("InstanceNormalization", 6, convertInstanceNorm);
+  t.add("LayerNormalization", 17, convertLayerNorm, 2);
+  t.add("InstanceNormalization", 6, convertInstanceNorm, 3);
   t.add("LRN", 1, convertLrn);
   t.add("Dropout", 1, convertDropout);
 }

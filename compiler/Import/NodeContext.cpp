@@ -44,21 +44,19 @@ int32_t mlir::tract::onnxTypeFor(Type t) {
   return onnx::kUndefined;
 }
 
-void ConverterTable::add(StringRef opType, int64_t sinceOpset, ConvertFn fn) {
-  table[opType].push_back({sinceOpset, fn});
+void ConverterTable::add(StringRef opType, int64_t sinceOpset, ConvertFn fn,
+                         unsigned minInputs) {
+  table[opType].push_back({sinceOpset, fn, minInputs});
 }
 
-ConvertFn ConverterTable::lookup(StringRef opType, int64_t opset) const {
+const ConverterTable::Entry *ConverterTable::lookup(StringRef opType, int64_t opset) const {
   auto it = table.find(opType);
   if (it == table.end())
     return nullptr;
-  ConvertFn best = nullptr;
-  int64_t bestSince = -1;
+  const Entry *best = nullptr;
   for (const Entry &e : it->second)
-    if (e.since <= opset && e.since > bestSince) {
-      best = e.fn;
-      bestSince = e.since;
-    }
+    if (e.since <= opset && (!best || e.since > best->since))
+      best = &e;
   return best;
 }
 

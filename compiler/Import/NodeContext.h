@@ -111,15 +111,18 @@ using ConvertFn = LogicalResult (*)(NodeContext &);
 /// input changes between opsets themselves.
 class ConverterTable {
 public:
-  void add(llvm::StringRef opType, int64_t sinceOpset, ConvertFn fn);
-  /// Null when the op type is unknown or needs a newer opset.
-  ConvertFn lookup(llvm::StringRef opType, int64_t opset) const;
-
-private:
+  /// `minInputs`: how many leading inputs must be present; checked before
+  /// the converter runs so converters may rely on them.
+  void add(llvm::StringRef opType, int64_t sinceOpset, ConvertFn fn, unsigned minInputs = 1);
   struct Entry {
     int64_t since;
     ConvertFn fn;
+    unsigned minInputs;
   };
+  /// Null when the op type is unknown or needs a newer opset.
+  const Entry *lookup(llvm::StringRef opType, int64_t opset) const;
+
+private:
   llvm::StringMap<SmallVector<Entry, 1>> table;
 };
 

@@ -83,5 +83,5 @@ void mlir::tract::registerReduceConverters(ConverterTable &t) {
   t.add("ReduceLogSumExp", 1, convertReduce<ReduceLogSumExpOp>);
   t.add("ArgMax", 1, convertArgReduce<ArgMaxOp>);
   t.add("ArgMin", 1, convertArgReduce<ArgMinOp>);
-  t.add("CumSum", 11, convertCumSum);
+  t.add("CumSum", 11, convertCumSum, 2);
 }
