@@ -10,13 +10,6 @@ namespace onnx = ::tract::onnx;
 
 namespace {
 
-LogicalResult bindResult(NodeContext &c, FailureOr<Value> v, size_t output = 0) {
-  if (failed(v))
-    return failure();
-  c.setOutput(output, *v);
-  return success();
-}
-
 LogicalResult convertMatMul(NodeContext &c) {
   Value a = c.input(0), b = c.input(1);
   auto at = c.inputType(0), bt = c.inputType(1);
@@ -65,7 +58,7 @@ LogicalResult convertGemm(NodeContext &c) {
     }
     v = c.make<AddOp>(*v, bias);
   }
-  return bindResult(c, v);
+  return c.bind(v);
 }
 
 // Resolves auto_pad for convolutions and pools: returns [begins..., ends...].
@@ -146,7 +139,7 @@ LogicalResult convertConv(NodeContext &c) {
   auto w = readWindow(c, xt.getShape().drop_front(2), kernel);
   if (!w)
     return failure();
-  return bindResult(c, c.make<ConvOp>(c.input(0), c.input(1), c.input(2), w->strides,
+  return c.bind(c.make<ConvOp>(c.input(0), c.input(1), c.input(2), w->strides,
                                       w->dilations, w->pads, c.attrInt("group", 1)));
 }
 
@@ -185,7 +178,7 @@ LogicalResult convertConvTranspose(NodeContext &c) {
   } else if (autoPad == "VALID") {
     pads.assign(2 * n, 0);
   }
-  return bindResult(c, c.make<ConvTransposeOp>(c.input(0), c.input(1), c.input(2), strides,
+  return c.bind(c.make<ConvTransposeOp>(c.input(0), c.input(1), c.input(2), strides,
                                                dilations, pads, outPad, c.attrInt("group", 1)));
 }
 
@@ -201,10 +194,10 @@ LogicalResult convertPool(NodeContext &c) {
     return failure();
   bool ceil = c.attrInt("ceil_mode", 0) != 0;
   if constexpr (std::is_same_v<OpT, AvgPoolOp>)
-    return bindResult(c, c.make<AvgPoolOp>(c.input(0), w->kernel, w->strides, w->dilations,
+    return c.bind(c.make<AvgPoolOp>(c.input(0), w->kernel, w->strides, w->dilations,
                                            w->pads, ceil, c.attrInt("count_include_pad", 0) != 0));
   else
-    return bindResult(c, c.make<MaxPoolOp>(c.input(0), w->kernel, w->strides, w->dilations,
+    return c.bind(c.make<MaxPoolOp>(c.input(0), w->kernel, w->strides, w->dilations,
                                            w->pads, ceil));
 }
 
@@ -216,7 +209,7 @@ LogicalResult convertGlobalPool(NodeContext &c) {
   SmallVector<int64_t> axes;
   for (int64_t i = 2; i < xt.getRank(); ++i)
     axes.push_back(i);
-  return bindResult(c, c.make<OpT>(c.input(0), axes, true));
+  return c.bind(c.make<OpT>(c.input(0), axes, true));
 }
 
 // BatchNormalization (inference): y = x * a + b with a = scale / sqrt(var + eps)
@@ -273,7 +266,7 @@ LogicalResult convertBatchNorm(NodeContext &c) {
   FailureOr<Value> y = c.make<MulOp>(c.input(0), a);
   if (failed(y))
     return failure();
-  return bindResult(c, c.make<AddOp>(*y, b));
+  return c.bind(c.make<AddOp>(*y, b));
 }
 
 // Softmax-like ops: before opset 13 they work on the input flattened to 2-D

@@ -192,6 +192,13 @@ void NodeContext::setConstOutput(size_t i, HostTensor t) {
   }
 }
 
+LogicalResult NodeContext::bind(FailureOr<Value> v, size_t i) {
+  if (failed(v))
+    return failure();
+  setOutput(i, *v);
+  return success();
+}
+
 Value NodeContext::constant(const HostTensor &t) {
   auto type = RankedTensorType::get(t.dims, elementTypeFor(context(), t.dataType));
   return builder().create<ConstOp>(loc, type, makeElementsAttr(type, t.bytes, node.name));

@@ -65,6 +65,8 @@ public:
   size_t numOutputs() const { return node.outputs.size(); }
   void setOutput(size_t i, Value v);
   void setConstOutput(size_t i, HostTensor t);
+  /// Binds output i to a just-created value; passes a failure through.
+  LogicalResult bind(FailureOr<Value> v, size_t i = 0);
 
   /// Creates a tract.const (inline or resource, see ElementsData.h).
   Value constant(const HostTensor &t);

@@ -15,13 +15,6 @@ namespace onnx = ::tract::onnx;
 
 namespace {
 
-LogicalResult bindResult(NodeContext &c, FailureOr<Value> v, size_t output = 0) {
-  if (failed(v))
-    return failure();
-  c.setOutput(output, *v);
-  return success();
-}
-
 HostTensor int64Tensor(ArrayRef<int64_t> values, std::vector<int64_t> dims) {
   HostTensor t;
   t.dataType = onnx::kInt64;
@@ -169,7 +162,7 @@ LogicalResult convertTranspose(NodeContext &c) {
   if (perm.empty())
     for (int64_t i = xt.getRank() - 1; i >= 0; --i)
       perm.push_back(i);
-  return bindResult(c, c.make<TransposeOp>(c.input(0), perm));
+  return c.bind(c.make<TransposeOp>(c.input(0), perm));
 }
 
 LogicalResult convertConcat(NodeContext &c) {
@@ -190,7 +183,7 @@ LogicalResult convertConcat(NodeContext &c) {
       parts.push_back(v);
   if (parts.empty())
     parts.push_back(inputs.front());
-  return bindResult(c, c.make<ConcatOp>(parts, *axis));
+  return c.bind(c.make<ConcatOp>(parts, *axis));
 }
 
 LogicalResult convertSplit(NodeContext &c) {
@@ -225,7 +218,7 @@ LogicalResult convertSplit(NodeContext &c) {
     offset += sizes[i];
     if (offset > dim)
       return c.fail("expected split sizes summing to " + std::to_string(dim));
-    if (failed(bindResult(c, c.make<SliceOp>(c.input(0), starts, limits, steps), i)))
+    if (failed(c.bind(c.make<SliceOp>(c.input(0), starts, limits, steps), i)))
       return failure();
   }
   return success();
@@ -297,7 +290,7 @@ LogicalResult convertSlice(NodeContext &c) {
     outLimits[*axis] = end;
     outSteps[*axis] = step;
   }
-  return bindResult(c, c.make<SliceOp>(c.input(0), outStarts, outLimits, outSteps));
+  return c.bind(c.make<SliceOp>(c.input(0), outStarts, outLimits, outSteps));
 }
 
 LogicalResult convertGather(NodeContext &c) {
@@ -308,7 +301,7 @@ LogicalResult convertGather(NodeContext &c) {
   auto axis = normalizeAxis(c.attrInt("axis", 0), c.inputType(0).getRank());
   if (failed(axis))
     return c.fail("expected an axis in range");
-  return bindResult(c, c.make<GatherOp>(c.input(0), indices, *axis));
+  return c.bind(c.make<GatherOp>(c.input(0), indices, *axis));
 }
 
 LogicalResult convertGatherElements(NodeContext &c) {
@@ -422,7 +415,7 @@ LogicalResult convertExpand(NodeContext &c) {
 }
 
 LogicalResult convertWhere(NodeContext &c) {
-  return bindResult(c, c.make<SelectOp>(c.input(0), c.input(1), c.input(2)));
+  return c.bind(c.make<SelectOp>(c.input(0), c.input(1), c.input(2)));
 }
 
 // Range: all three inputs are scalars; with constants the result is one too.
@@ -510,7 +503,7 @@ LogicalResult convertPad(NodeContext &c) {
   std::string mode = c.attrString("mode", "constant");
   if (mode == "wrap")
     return c.unsupported("Pad mode 'wrap'");
-  return bindResult(c, c.make<PadOp>(c.input(0), c.builder().getDenseI64ArrayAttr(pads), c.builder().getStringAttr(mode),
+  return c.bind(c.make<PadOp>(c.input(0), c.builder().getDenseI64ArrayAttr(pads), c.builder().getStringAttr(mode),
                                     c.builder().getF64FloatAttr(value)));
 }
 
