@@ -45,6 +45,7 @@ Importer::Importer(MLIRContext &context, const onnx::Model &model)
   registerNNConverters(converters);
   registerTensorConverters(converters);
   registerReduceConverters(converters);
+  registerLossConverters(converters);
 }
 
 GraphValue *Importer::lookup(const std::string &name) {

@@ -296,11 +296,47 @@ LogicalResult convertSoftmaxLike(NodeContext &c) {
   return success();
 }
 
-LogicalResult convertLayerNorm(NodeContext &c) {
-  for (size_t i = 1; i < c.numOutputs(); ++i)
-    if (!c.node.outputs[i].empty())
-      return c.unsupported("LayerNormalization's Mean / InvStdDev outputs");
+// With its Mean / InvStdDev outputs requested, LayerNormalization expands
+// into reductions so that the statistics exist as tensors.
+LogicalResult convertLayerNormWithStats(NodeContext &c, int64_t axis) {
   auto xt = c.inputType(0);
+  SmallVector<int64_t> axes;
+  for (int64_t i = axis; i < xt.getRank(); ++i)
+    axes.push_back(i);
+  Type element = xt.getElementType();
+  FailureOr<Value> mean = c.make<ReduceMeanOp>(c.input(0), axes, true);
+  if (failed(mean))
+    return failure();
+  FailureOr<Value> d = c.make<SubOp>(c.input(0), *mean);
+  if (failed(d))
+    return failure();
+  FailureOr<Value> sq = c.make<MulOp>(*d, *d);
+  if (failed(sq))
+    return failure();
+  FailureOr<Value> var = c.make<ReduceMeanOp>(*sq, axes, true);
+  if (failed(var) || failed(var = c.make<AddOp>(*var, c.constantScalar(element, c.attrFloat("epsilon", 1e-5f)))))
+    return failure();
+  Value inv = c.builder().create<ReciprocalOp>(c.loc, c.builder().create<SqrtOp>(c.loc, *var));
+  FailureOr<Value> y = c.make<MulOp>(*d, inv);
+  if (failed(y) || failed(y = c.make<MulOp>(*y, c.input(1))))
+    return failure();
+  if (c.hasInput(2) && failed(y = c.make<AddOp>(*y, c.input(2))))
+    return failure();
+  c.setOutput(0, *y);
+  c.setOutput(1, *mean);
+  c.setOutput(2, inv);
+  return success();
+}
+
+LogicalResult convertLayerNorm(NodeContext &c) {
+  auto xt = c.inputType(0);
+  for (size_t i = 1; i < c.numOutputs(); ++i)
+    if (!c.node.outputs[i].empty()) {
+      auto axis = normalizeAxis(c.attrInt("axis", -1), xt.getRank());
+      if (failed(axis))
+        return c.fail("expected an axis in range");
+      return convertLayerNormWithStats(c, *axis);
+    }
   int64_t axis = c.attrInt("axis", -1);
   auto norm = normalizeAxis(axis, xt.getRank());
   if (failed(norm))

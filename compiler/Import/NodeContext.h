@@ -133,6 +133,7 @@ void registerMathConverters(ConverterTable &table);
 void registerNNConverters(ConverterTable &table);
 void registerTensorConverters(ConverterTable &table);
 void registerReduceConverters(ConverterTable &table);
+void registerLossConverters(ConverterTable &table);
 
 // Element type mapping shared by the importer and the host evaluator.
 Type elementTypeFor(MLIRContext *ctx, int32_t onnxType);
