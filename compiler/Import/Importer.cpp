@@ -53,6 +53,28 @@ GraphValue *Importer::lookup(const std::string &name) {
   return it == values.end() ? nullptr : &it->second;
 }
 
+RankedTensorType Importer::declaredType(const std::string &name) {
+  auto find = [&](const std::vector<onnx::ValueInfo> &list) -> const onnx::ValueInfo * {
+    for (const onnx::ValueInfo &v : list)
+      if (v.name == name)
+        return &v;
+    return nullptr;
+  };
+  const onnx::ValueInfo *info = find(model.outputs);
+  if (!info)
+    info = find(model.valueInfos);
+  if (!info || !info->hasShape)
+    return RankedTensorType();
+  SmallVector<int64_t> shape;
+  for (const onnx::Dim &d : info->dims) {
+    if (d.value < 0)
+      return RankedTensorType();
+    shape.push_back(d.value);
+  }
+  Type element = elementTypeFor(&context, info->elemType);
+  return element ? RankedTensorType::get(shape, element) : RankedTensorType();
+}
+
 void Importer::bind(const std::string &name, GraphValue v) { values[name] = std::move(v); }
 
 Value Importer::materialize(GraphValue &v, const std::string &name) {

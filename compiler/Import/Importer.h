@@ -40,6 +40,9 @@ public:
   int64_t opset;
   bool unsupported = false;
   GraphValue *lookup(const std::string &name);
+  /// The static type the model declares for a value (graph outputs and
+  /// value_info), or null when unknown or not fully static.
+  RankedTensorType declaredType(const std::string &name);
   Value materialize(GraphValue &v, const std::string &name);
   void bind(const std::string &name, GraphValue v);
 

@@ -180,6 +180,12 @@ const HostTensor *NodeContext::attrTensor(StringRef name) const {
   return a && a->kind == onnx::Attribute::kTensor ? &a->t : nullptr;
 }
 
+RankedTensorType NodeContext::declaredOutputType(size_t i) {
+  if (i >= node.outputs.size() || node.outputs[i].empty())
+    return RankedTensorType();
+  return importer.declaredType(node.outputs[i]);
+}
+
 void NodeContext::setOutput(size_t i, Value v) {
   if (i < node.outputs.size() && !node.outputs[i].empty())
     importer.bind(node.outputs[i], {v, nullptr});

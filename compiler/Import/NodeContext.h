@@ -63,6 +63,11 @@ public:
 
   // Outputs.
   size_t numOutputs() const { return node.outputs.size(); }
+  /// The fully static type the model declares for output i (a graph output
+  /// or value_info), or null. Lets ops whose shape operand is only known at
+  /// run time (Reshape, Expand, ...) compile when the exporter recorded the
+  /// result's shape.
+  RankedTensorType declaredOutputType(size_t i);
   void setOutput(size_t i, Value v);
   void setConstOutput(size_t i, HostTensor t);
   /// Binds output i to a just-created value; passes a failure through.

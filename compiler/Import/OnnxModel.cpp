@@ -248,6 +248,8 @@ void convertModel(const ::onnx::ModelProto &proto, const fs::path &baseDir, Mode
     model.inputs.push_back(convertValueInfo(in));
   for (const auto &out : graph.output())
     model.outputs.push_back(convertValueInfo(out));
+  for (const auto &info : graph.value_info())
+    model.valueInfos.push_back(convertValueInfo(info));
   int index = 0;
   for (const auto &np : graph.node()) {
     Node node;

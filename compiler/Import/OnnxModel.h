@@ -73,6 +73,7 @@ struct Model {
   std::vector<Node> nodes;
   std::vector<Tensor> initializers;
   std::vector<ValueInfo> inputs, outputs;
+  std::vector<ValueInfo> valueInfos; // shapes the exporter recorded for intermediates
 };
 
 /// Parses `path`. On failure returns false and sets `error` to a sentence

@@ -32,6 +32,22 @@ std::optional<SmallVector<int64_t>> requireInts(NodeContext &c, size_t i, String
   return v;
 }
 
+// The shape the model declares for output `i` when it holds as many elements
+// as `input`: what a Reshape-like op with a run-time shape operand produces.
+std::optional<SmallVector<int64_t>> declaredReshape(NodeContext &c, Value input, size_t i = 0) {
+  RankedTensorType declared = c.declaredOutputType(i);
+  auto in = cast<RankedTensorType>(input.getType());
+  if (!declared || declared.getNumElements() != in.getNumElements())
+    return std::nullopt;
+  return SmallVector<int64_t>(declared.getShape());
+}
+
+LogicalResult runtimeOperand(NodeContext &c, size_t i, StringRef what) {
+  return c.unsupported(what + Twine(" computed at run time (input '") + c.node.inputs[i] +
+                       "' is not a compile-time constant and the model declares no static "
+                       "shape for the result)");
+}
+
 LogicalResult convertIdentity(NodeContext &c) {
   if (const HostTensor *t = c.constInput(0))
     c.setConstOutput(0, *t);
@@ -45,11 +61,13 @@ LogicalResult convertReshape(NodeContext &c) {
   SmallVector<int64_t> shape;
   if (c.opset() < 5) {
     shape = c.attrInts("shape");
-  } else {
-    auto s = requireInts(c, 1, "a Reshape target shape");
-    if (!s)
-      return failure();
+  } else if (auto s = c.constInts(1)) {
     shape = *s;
+  } else if (auto declared = declaredReshape(c, c.input(0))) {
+    c.setOutput(0, c.reshape(c.input(0), *declared));
+    return success();
+  } else {
+    return runtimeOperand(c, 1, "a Reshape target shape");
   }
   bool allowZero = c.attrInt("allowzero", 0) != 0;
   int64_t known = 1, inferIndex = -1;
@@ -102,9 +120,14 @@ LogicalResult convertSqueeze(NodeContext &c) {
   auto xt = c.inputType(0);
   SmallVector<int64_t> axes;
   if (c.opset() >= 13 && c.hasInput(1)) {
-    auto a = requireInts(c, 1, "Squeeze axes");
-    if (!a)
-      return failure();
+    auto a = c.constInts(1);
+    if (!a) {
+      if (auto declared = declaredReshape(c, c.input(0))) {
+        c.setOutput(0, c.reshape(c.input(0), *declared));
+        return success();
+      }
+      return runtimeOperand(c, 1, "Squeeze axes");
+    }
     axes = *a;
   } else {
     axes = c.attrInts("axes");
@@ -132,9 +155,14 @@ LogicalResult convertUnsqueeze(NodeContext &c) {
   auto xt = c.inputType(0);
   SmallVector<int64_t> axes;
   if (c.opset() >= 13) {
-    auto a = requireInts(c, 1, "Unsqueeze axes");
-    if (!a)
-      return failure();
+    auto a = c.constInts(1);
+    if (!a) {
+      if (auto declared = declaredReshape(c, c.input(0))) {
+        c.setOutput(0, c.reshape(c.input(0), *declared));
+        return success();
+      }
+      return runtimeOperand(c, 1, "Unsqueeze axes");
+    }
     axes = *a;
   } else {
     axes = c.attrInts("axes");
@@ -193,9 +221,17 @@ LogicalResult convertSplit(NodeContext &c) {
     return c.fail("expected an axis in range");
   SmallVector<int64_t> sizes;
   if (c.opset() >= 13 && c.hasInput(1)) {
-    auto s = requireInts(c, 1, "Split sizes");
-    if (!s)
-      return failure();
+    auto s = c.constInts(1);
+    if (!s) {
+      // Sizes known at run time only: take them from the declared outputs.
+      SmallVector<int64_t> declared;
+      for (size_t i = 0; i < c.numOutputs(); ++i)
+        if (RankedTensorType t = c.declaredOutputType(i); t && t.getRank() == xt.getRank())
+          declared.push_back(t.getDimSize(*axis));
+      if (declared.size() != c.numOutputs())
+        return runtimeOperand(c, 1, "Split sizes");
+      s = declared;
+    }
     sizes = *s;
   } else {
     sizes = c.attrInts("split");
@@ -380,9 +416,12 @@ LogicalResult convertConstant(NodeContext &c) {
 }
 
 LogicalResult convertConstantOfShape(NodeContext &c) {
-  auto shape = requireInts(c, 0, "a ConstantOfShape shape");
+  auto shape = c.constInts(0);
   if (!shape)
-    return failure();
+    if (RankedTensorType declared = c.declaredOutputType(0))
+      shape = SmallVector<int64_t>(declared.getShape());
+  if (!shape)
+    return runtimeOperand(c, 0, "a ConstantOfShape shape");
   HostTensor t;
   t.dims.assign(shape->begin(), shape->end());
   if (const HostTensor *value = c.attrTensor("value")) {
@@ -402,10 +441,13 @@ LogicalResult convertConstantOfShape(NodeContext &c) {
 }
 
 LogicalResult convertExpand(NodeContext &c) {
-  auto shape = requireInts(c, 1, "an Expand shape");
-  if (!shape)
-    return failure();
   auto xt = c.inputType(0);
+  auto shape = c.constInts(1);
+  if (!shape)
+    if (RankedTensorType declared = c.declaredOutputType(0))
+      shape = SmallVector<int64_t>(declared.getShape());
+  if (!shape)
+    return runtimeOperand(c, 1, "an Expand shape");
   auto out = broadcastShapes(xt.getShape(), *shape);
   if (failed(out))
     return c.fail("expected a shape the input broadcasts with");
@@ -447,10 +489,16 @@ LogicalResult convertRange(NodeContext &c) {
 }
 
 LogicalResult convertTile(NodeContext &c) {
-  auto repeats = requireInts(c, 1, "Tile repeats");
-  if (!repeats)
-    return failure();
   auto xt = c.inputType(0);
+  auto repeats = c.constInts(1);
+  RankedTensorType declared = c.declaredOutputType(0);
+  if (!repeats && declared && declared.getRank() == xt.getRank()) {
+    repeats.emplace();
+    for (int64_t i = 0; i < xt.getRank(); ++i)
+      repeats->push_back(xt.getDimSize(i) ? declared.getDimSize(i) / xt.getDimSize(i) : 0);
+  }
+  if (!repeats)
+    return runtimeOperand(c, 1, "Tile repeats");
   if ((int64_t)repeats->size() != xt.getRank())
     return c.fail("expected " + std::to_string(xt.getRank()) + " repeats");
   SmallVector<int64_t> shape;
@@ -507,16 +555,36 @@ LogicalResult convertPad(NodeContext &c) {
                                     c.builder().getF64FloatAttr(value)));
 }
 
+// Trilu with a diagonal known only at run time: keep x where col - row >= k
+// (upper) or <= k (lower), with col - row a constant [rows, cols] tensor.
+LogicalResult convertTriluRuntimeK(NodeContext &c) {
+  auto xt = c.inputType(0);
+  int64_t rows = xt.getDimSize(xt.getRank() - 2), cols = xt.getDimSize(xt.getRank() - 1);
+  if (c.inputType(1).getNumElements() != 1)
+    return c.fail("expected a one-element diagonal k");
+  SmallVector<int64_t> diff;
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t col = 0; col < cols; ++col)
+      diff.push_back(col - r);
+  Value k = c.reshape(c.cast(c.input(1), c.builder().getI64Type()), {});
+  Value d = c.constantI64(diff, {rows, cols});
+  FailureOr<Value> keep = c.attrInt("upper", 1) ? c.make<GreaterEqualOp>(d, k)
+                                                : c.make<LessEqualOp>(d, k);
+  if (failed(keep))
+    return failure();
+  return c.bind(c.make<SelectOp>(*keep, c.input(0), c.constantScalar(xt.getElementType(), 0)));
+}
+
 LogicalResult convertTrilu(NodeContext &c) {
   int64_t k = 0;
-  if (c.hasInput(1)) {
-    auto kv = requireInts(c, 1, "a Trilu diagonal");
-    if (!kv)
-      return failure();
-    k = kv->empty() ? 0 : (*kv)[0];
-  }
   if (c.inputType(0).getRank() < 2)
     return c.fail("expected an input of rank >= 2");
+  if (c.hasInput(1)) {
+    auto kv = c.constInts(1);
+    if (!kv)
+      return convertTriluRuntimeK(c);
+    k = kv->empty() ? 0 : (*kv)[0];
+  }
   c.setOutput(0, c.builder().create<TriluOp>(c.loc, c.input(0), c.attrInt("upper", 1) != 0, k));
   return success();
 }
