@@ -159,8 +159,11 @@ std::string PlannedModel::pointer(Value v, bool &usesArena, bool &usesInputs) co
     usesInputs = true;
     return fmt::format("static_cast<const {} *>(inputs[{}])", type, it->second);
   }
-  if (auto it = weightOffsets.find(v); it != weightOffsets.end())
+  if (auto it = weightOffsets.find(v); it != weightOffsets.end()) {
+    if (tensorBytes(v.getType()) == 0) // an empty constant: nothing to point at
+      return fmt::format("static_cast<const {} *>(nullptr)", type);
     return fmt::format("reinterpret_cast<const {} *>(kWeights + {})", type, it->second);
+  }
   if (auto it = outputIndex.find(v); it != outputIndex.end())
     return fmt::format("static_cast<{} *>(outputs[{}])", type, it->second);
   auto it = arenaOffsets.find(v);
