@@ -45,11 +45,14 @@ struct PlanMemory : impl::TractPlanMemoryPassBase<PlanMemory> {
         bool isOutput = llvm::any_of(result.getUsers(), [](Operation *user) {
           return isa<func::ReturnOp>(user);
         });
+        // Kept even when unused: the kernel still writes it.
         if (isOutput)
           continue;
         int64_t last = index[&op];
+        // Users nested in regions count at their ancestor in this block.
         for (Operation *user : result.getUsers())
-          last = std::max(last, index[user]);
+          if (Operation *top = func.getBody().front().findAncestorOpInBlock(*user))
+            last = std::max(last, index[top]);
         buffers.push_back({result, tensorBytes(result.getType()), index[&op], last});
       }
     }

@@ -153,8 +153,10 @@ LogicalResult mlir::tract::emitCpp(ModuleOp module, const EmitOptions &options, 
     body += fmt::format("  {}({});\n", k.name, fmt::join(args, ", "));
   }
   for (const OutputCopy &copy : pm.outputCopies)
-    body += fmt::format("  std::memcpy(outputs[{}], {}, {}u);\n", copy.index,
+    if (copy.bytes > 0) // memcpy's pointers must be valid even for 0 bytes
+      body += fmt::format("  std::memcpy(outputs[{}], {}, {}u);\n", copy.index,
                         pm.pointer(copy.source, usesArena, usesInputs), copy.bytes);
+  usesOutputs = body.find("outputs[") != std::string::npos;
   if (usesArena)
     src += "  unsigned char *a = static_cast<unsigned char *>(arena);\n";
   else

@@ -28,7 +28,7 @@ std::string mlir::tract::cppLiteral(double v, Type t) {
     bool f32 = t.isF32();
     if (std::isnan(v))
       return fmt::format("std::numeric_limits<{}>::quiet_NaN()", type);
-    if (std::isinf(v))
+    if (std::isinf(v) || (f32 && std::fabs(v) > (double)std::numeric_limits<float>::max()))
       return fmt::format("{}std::numeric_limits<{}>::infinity()", v < 0 ? "-" : "", type);
     std::string s = f32 ? fmt::format("{:.9g}", (float)v) : fmt::format("{:.17g}", v);
     if (s.find_first_of(".e") == std::string::npos)
@@ -47,6 +47,8 @@ std::string mlir::tract::cppLiteral(double v, Type t) {
     return fmt::format("std::numeric_limits<{}>::lowest()", type);
   if (v >= hi)
     return fmt::format("std::numeric_limits<{}>::max()", type);
+  if (it.isUnsigned())
+    return fmt::format("static_cast<{}>({}u)", type, (uint64_t)v);
   return fmt::format("static_cast<{}>({})", type, (int64_t)v);
 }
 
@@ -490,6 +492,125 @@ LogicalResult mlir::tract::buildKernelCall(Operation *op, KernelCall &call) {
         b.line(fmt::format("tract::rt::space_to_depth(in0, out0, {}, {}, {}, {}, {});",
                            x.getDimSize(0), x.getDimSize(1), x.getDimSize(2), x.getDimSize(3),
                            d.getBlocksize()));
+        return success();
+      })
+      .Case([&](ResizeOp r) {
+        auto x = typeOf(r.getInput());
+        int64_t rank = x.getRank();
+        Type f32 = Float32Type::get(op->getContext());
+        auto floats = [&](ArrayRef<float> v) {
+          SmallVector<std::string> parts;
+          for (float f : v)
+            parts.push_back(cppLiteral(f, f32));
+          parts.resize(8, "0.0f");
+          return fmt::format("{{{}}}", fmt::join(parts, ", "));
+        };
+        auto eight = [](ArrayRef<int64_t> v) {
+          SmallVector<int64_t, 8> p(v.begin(), v.end());
+          p.resize(8, 0);
+          return fmt::format("{{{}}}", joined(p));
+        };
+        StringRef coordName = r.getCoordinateTransformationMode();
+        const char *coord = coordName == "pytorch_half_pixel"     ? "PytorchHalfPixel"
+                            : coordName == "align_corners"        ? "AlignCorners"
+                            : coordName == "asymmetric"           ? "Asymmetric"
+                            : coordName == "tf_crop_and_resize"   ? "TfCropAndResize"
+                            : coordName == "tf_half_pixel_for_nn" ? "TfHalfPixelForNN"
+                                                                  : "HalfPixel";
+        StringRef nearestName = r.getNearestMode();
+        const char *nearest = nearestName == "round_prefer_ceil" ? "RoundPreferCeil"
+                              : nearestName == "floor"           ? "Floor"
+                              : nearestName == "ceil"            ? "Ceil"
+                                                                 : "RoundPreferFloor";
+        StringRef modeName = r.getMode();
+        const char *mode = modeName == "linear" ? "Linear" : modeName == "cubic" ? "Cubic" : "Nearest";
+        b.line(fmt::format(
+            "static constexpr tract::rt::ResizeParams p = {{{}, {}, {}, {}, {}, {}, "
+            "tract::rt::ResizeMode::{}, tract::rt::ResizeCoord::{}, tract::rt::ResizeNearest::{}, "
+            "{}, {}, {}}};",
+            rank, eight(x.getShape()), eight(result.getShape()), floats(r.getScales()),
+            floats(r.getRoi().take_front(rank)), floats(r.getRoi().drop_front(rank)), mode, coord,
+            nearest, cppLiteral(r.getCubicCoeffA().convertToFloat(), f32),
+            r.getExcludeOutside() ? "true" : "false",
+            cppLiteral(r.getExtrapolationValue().convertToFloat(), f32)));
+        if (!r.getRuntimeScales() && !r.getRuntimeRoi()) {
+          b.line("tract::rt::resize(in0, out0, p);");
+        } else {
+          // Scales or roi computed by the model at run time override p's.
+          b.line("tract::rt::ResizeParams q = p;");
+          int next = 1;
+          if (r.getRuntimeScales())
+            b.line(fmt::format("for (int i = 0; i < {}; ++i) q.scales[i] = in{}[i];", rank, next++));
+          if (r.getRuntimeRoi())
+            b.line(fmt::format("for (int i = 0; i < {0}; ++i) {{ q.roi_start[i] = in{1}[i]; "
+                               "q.roi_end[i] = in{1}[{0} + i]; }}", rank, next));
+          b.line("tract::rt::resize(in0, out0, q);");
+        }
+        call.flops = n * 8;
+        return success();
+      })
+      .Case([&](GatherNdOp g) {
+        auto x = typeOf(g.getInput()), idx = typeOf(g.getIndices());
+        std::string xs = b.array("kInShape", x.getShape());
+        std::string is = b.array("kIndexShape", idx.getShape());
+        b.line(fmt::format("tract::rt::gather_nd(in0, in1, out0, {}, {}, {}, {}, {});", xs,
+                           x.getRank(), is, idx.getRank(), g.getBatchDims()));
+        return success();
+      })
+      .Case<ScatterElementsOp, ScatterNdOp>([&](auto sc) {
+        auto x = typeOf(sc.getInput()), idx = typeOf(sc.getIndices());
+        StringRef red = sc.getReduction();
+        const char *r = red == "add" ? "Add" : red == "mul" ? "Mul" : red == "max" ? "Max"
+                        : red == "min" ? "Min" : "None";
+        std::string xs = b.array("kInShape", x.getShape());
+        std::string is = b.array("kIndexShape", idx.getShape());
+        if constexpr (std::is_same_v<decltype(sc), ScatterElementsOp>)
+          b.line(fmt::format("tract::rt::scatter_elements(in0, in1, in2, out0, {}, {}, {}, {}, "
+                             "tract::rt::ScatterReduction::{});",
+                             xs, is, x.getRank(), sc.getAxis(), r));
+        else
+          b.line(fmt::format("tract::rt::scatter_nd(in0, in1, in2, out0, {}, {}, {}, {}, "
+                             "tract::rt::ScatterReduction::{});",
+                             xs, x.getRank(), is, idx.getRank(), r));
+        return success();
+      })
+      .Case([&](TopKOp t) {
+        auto [outer, len, inner] = splitAt(typeOf(t.getInput()).getShape(), t.getAxis());
+        b.line(fmt::format("tract::rt::top_k(in0, out0, out1, {}, {}, {}, {}, {}, {});", outer, len,
+                           inner, t.getK(), t.getLargest() ? "true" : "false",
+                           t.getSorted() ? "true" : "false"));
+        call.flops = outer * len * inner;
+        return success();
+      })
+      .Case([&](DetOp d) {
+        auto x = typeOf(d.getInput());
+        int64_t sz = x.getShape().back();
+        b.line(fmt::format("tract::rt::det(in0, out0, {}, {});", product(x.getShape().drop_back(2)), sz));
+        call.flops = n * sz * sz * sz;
+        return success();
+      })
+      .Case([&](ReverseSequenceOp r) {
+        auto x = typeOf(r.getInput());
+        std::string xs = b.array("kShape", x.getShape());
+        b.line(fmt::format("tract::rt::reverse_sequence(in0, in1, out0, {}, {}, {}, {});", xs,
+                           x.getRank(), r.getBatchAxis(), r.getTimeAxis()));
+        return success();
+      })
+      .Case([&](RangeOp) {
+        b.line(fmt::format("tract::rt::range(in0, in1, out0, {});", n));
+        return success();
+      })
+      .Case([&](OneHotOp o) {
+        auto [outer, depth, inner] = splitAt(result.getShape(), o.getAxis());
+        b.line(fmt::format("tract::rt::one_hot(in0, in1, out0, {}, {}, {});", outer, depth, inner));
+        return success();
+      })
+      .Case([&](CumSumDynamicOp c) {
+        std::string xs = b.array("kShape", result.getShape());
+        b.line(fmt::format("tract::rt::cumsum_axis(in0, in1, out0, {}, {}, {}, {});", xs,
+                           result.getRank(), c.getExclusive() ? "true" : "false",
+                           c.getReverse() ? "true" : "false"));
+        call.flops = n;
         return success();
       })
       .Default([&](Operation *) -> LogicalResult {

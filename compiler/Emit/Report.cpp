@@ -16,6 +16,8 @@ std::string mlir::tract::emitReport(ModuleOp module, const EmitOptions &options)
   if (failed(planned))
     return "";
   const PlannedModel &pm = *planned;
+  // ONNX names are arbitrary bytes; JSON strings must be UTF-8.
+  auto utf8 = [](const std::string &s) { return llvm::json::isUTF8(s) ? s : llvm::json::fixUTF8(s); };
   auto tensor = [&](Value v) {
     auto t = cast<RankedTensorType>(v.getType());
     llvm::json::Array shape;
@@ -23,7 +25,7 @@ std::string mlir::tract::emitReport(ModuleOp module, const EmitOptions &options)
       shape.push_back(d);
     auto off = pm.arenaOffsets.find(v);
     return llvm::json::Object{
-        {"tensor", pm.tensorName(v)},
+        {"tensor", utf8(pm.tensorName(v))},
         {"shape", std::move(shape)},
         {"dtype", dtypeName(t.getElementType())},
         {"bytes", tensorBytes(t)},
@@ -35,10 +37,10 @@ std::string mlir::tract::emitReport(ModuleOp module, const EmitOptions &options)
     llvm::json::Array nodes, ops, inputs, outputs;
     std::vector<std::string> seenOps;
     for (auto &[node, type] : k.nodes) {
-      nodes.push_back(node);
+      nodes.push_back(utf8(node));
       if (std::find(seenOps.begin(), seenOps.end(), type) == seenOps.end()) {
         seenOps.push_back(type);
-        ops.push_back(type);
+        ops.push_back(utf8(type));
       }
     }
     for (Value v : k.op->getOperands())
@@ -54,7 +56,7 @@ std::string mlir::tract::emitReport(ModuleOp module, const EmitOptions &options)
                                          {"inputs", std::move(inputs)},
                                          {"outputs", std::move(outputs)}});
   }
-  llvm::json::Object root{{"model", options.modelName},
+  llvm::json::Object root{{"model", utf8(options.modelName)},
                           {"target", options.target},
                           {"arena_bytes", pm.arenaBytes},
                           {"weights_bytes", (int64_t)pm.weights.size()},

@@ -73,7 +73,8 @@ std::optional<HostTensor> binary(Operation *op, ArrayRef<const HostTensor *> in,
   SmallVector<int64_t> shape = shapeOf(op->getResult(0));
   SmallVector<int64_t> sa = broadcastStrides(shapeOf(op->getOperand(0)), shape);
   SmallVector<int64_t> sb = broadcastStrides(shapeOf(op->getOperand(1)), shape);
-  bool ok = dispatch(in[0]->dataType, [&](auto tag) {
+  bool ok = false;
+  dispatch(in[0]->dataType, [&](auto tag) {
     using T = decltype(tag);
     if constexpr (std::is_same_v<T, bool> &&
                   !(std::is_same_v<Functor, rt::op::And> || std::is_same_v<Functor, rt::op::Or> ||
@@ -85,12 +86,15 @@ std::optional<HostTensor> binary(Operation *op, ArrayRef<const HostTensor *> in,
                         std::is_same_v<Functor, rt::op::Or> ||
                         std::is_same_v<Functor, rt::op::Xor>))
       return;
-    else if (boolResult)
+    else if (boolResult) {
       rt::binary_bcast(data<T>(in[0]), sa.data(), data<T>(in[1]), sb.data(), data<bool>(out),
                        shape.data(), (int)shape.size(), Functor{});
-    else
+      ok = true;
+    } else {
       rt::binary_bcast(data<T>(in[0]), sa.data(), data<T>(in[1]), sb.data(), data<T>(out),
                        shape.data(), (int)shape.size(), Functor{});
+      ok = true;
+    }
   });
   if (!ok)
     return std::nullopt;

@@ -46,6 +46,9 @@ Importer::Importer(MLIRContext &context, const onnx::Model &model)
   registerTensorConverters(converters);
   registerReduceConverters(converters);
   registerLossConverters(converters);
+  registerIndexingConverters(converters);
+  registerGeneratorConverters(converters);
+  registerResizeConverters(converters);
 }
 
 GraphValue *Importer::lookup(const std::string &name) {
@@ -170,7 +173,10 @@ LogicalResult Importer::createFunction(const ImportOptions &options) {
         shape.push_back(in.dims[i].value);
       }
     }
-    argTypes.push_back(RankedTensorType::get(shape, element));
+    auto argType = RankedTensorType::get(shape, element);
+    if (failed(checkTensorType(argType, builder.getUnknownLoc())))
+      return failure();
+    argTypes.push_back(argType);
     args.push_back(&in);
   }
   for (const auto &[name, shape] : options.inputShapes)
@@ -191,6 +197,28 @@ LogicalResult Importer::createFunction(const ImportOptions &options) {
   return success();
 }
 
+// The runtime's N-d kernels handle rank <= 8, and sizes must stay far from
+// int64 overflow so every later product of dims is exact.
+LogicalResult mlir::tract::checkTensorType(RankedTensorType type, Location loc) {
+  if (type.getRank() > kMaxTensorRank)
+    return emitError(loc) << "unsupported: a tensor of rank " << type.getRank()
+                          << " (at most " << kMaxTensorRank << ")";
+  if (failed(checkedNumElements(type.getShape())))
+    return emitError(loc) << "expected a tensor of at most 2^" << kMaxElementsLog2
+                          << " elements with non-negative dims, got " << type;
+  return success();
+}
+
+FailureOr<int64_t> mlir::tract::checkedNumElements(ArrayRef<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0 || (d > 0 && n > (int64_t(1) << kMaxElementsLog2) / d))
+      return failure();
+    n *= d;
+  }
+  return n;
+}
+
 LogicalResult Importer::finishNode(Operation *lastBefore, const onnx::Node &node,
                                    Location loc) {
   Block *block = &func.getBody().front();
@@ -200,9 +228,13 @@ LogicalResult Importer::finishNode(Operation *lastBefore, const onnx::Node &node
   SmallVector<Operation *> created;
   for (Operation *op = first; op; op = op->getNextNode())
     created.push_back(op);
-  for (Operation *op : created)
+  for (Operation *op : created) {
+    for (Type t : op->getResultTypes())
+      if (failed(checkTensorType(cast<RankedTensorType>(t), op->getLoc())))
+        return failure();
     if (failed(mlir::verify(op)))
       return failure();
+  }
 
   // Fold ops whose operands are all known, in creation order.
   llvm::DenseMap<Value, std::shared_ptr<const HostTensor>> known;
@@ -236,7 +268,8 @@ LogicalResult Importer::finishNode(Operation *lastBefore, const onnx::Node &node
     auto type = cast<RankedTensorType>(op->getResult(0).getType());
     auto shared = std::make_shared<const HostTensor>(std::move(*result));
     Value folded = builder.create<ConstOp>(
-        op->getLoc(), type, makeElementsAttr(type, shared->bytes, node.outputs[0]));
+        op->getLoc(), type, makeElementsAttr(type, shared->bytes,
+                                      node.outputs.empty() ? node.name : node.outputs[0]));
     known[folded] = shared;
     op->getResult(0).replaceAllUsesWith(folded);
     for (auto &[name, gv] : values)

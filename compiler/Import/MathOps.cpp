@@ -24,8 +24,19 @@ LogicalResult convertBinary(NodeContext &c) {
 }
 
 // Sum, Mean, Max, Min take any number of inputs.
+// Variadic inputs may not be omitted: an empty name is an error.
+LogicalResult checkAllInputs(NodeContext &c) {
+  for (size_t i = 0; i < c.numInputs(); ++i)
+    if (!c.hasInput(i))
+      return c.fail("expected every input to be present, input " + std::to_string(i) +
+                    " is empty");
+  return success();
+}
+
 template <typename OpT>
 LogicalResult convertVariadic(NodeContext &c) {
+  if (failed(checkAllInputs(c)))
+    return failure();
   Value acc = c.input(0);
   for (size_t i = 1; i < c.numInputs(); ++i) {
     FailureOr<Value> v = c.make<OpT>(acc, c.input(i));
@@ -38,6 +49,8 @@ LogicalResult convertVariadic(NodeContext &c) {
 }
 
 LogicalResult convertMean(NodeContext &c) {
+  if (failed(checkAllInputs(c)))
+    return failure();
   Value acc = c.input(0);
   for (size_t i = 1; i < c.numInputs(); ++i) {
     FailureOr<Value> v = c.make<AddOp>(acc, c.input(i));
@@ -74,6 +87,15 @@ LogicalResult convertBitShift(NodeContext &c) {
 
 LogicalResult convertPRelu(NodeContext &c) {
   Value slope = c.cast(c.input(1), c.inputType(0).getElementType());
+  auto xt = c.inputType(0), st = c.inputType(1);
+  // Exporters (and ONNX before opset 7) give a per-channel slope as [C]:
+  // broadcast it along dim 1 when numpy rules would not apply.
+  if (st.getRank() == 1 && xt.getRank() >= 2 && st.getDimSize(0) == xt.getDimSize(1) &&
+      failed(broadcastShapes(xt.getShape(), st.getShape()))) {
+    SmallVector<int64_t> shape(xt.getRank() - 1, 1);
+    shape[0] = st.getDimSize(0);
+    slope = c.reshape(slope, shape);
+  }
   FailureOr<Value> v = c.make<PReluOp>(c.input(0), slope);
   if (failed(v))
     return failure();
@@ -186,6 +208,16 @@ LogicalResult convertClip(NodeContext &c) {
   return success();
 }
 
+LogicalResult convertDet(NodeContext &c) {
+  auto xt = c.inputType(0);
+  if (xt.getRank() < 2 || xt.getDimSize(xt.getRank() - 1) != xt.getDimSize(xt.getRank() - 2))
+    return c.fail("expected square matrices in the last two dims");
+  c.setOutput(0, c.makeTyped<DetOp>(
+                     RankedTensorType::get(xt.getShape().drop_back(2), xt.getElementType()),
+                     c.input(0)));
+  return success();
+}
+
 } // namespace
 
 void mlir::tract::registerMathConverters(ConverterTable &t) {
@@ -250,4 +282,5 @@ void mlir::tract::registerMathConverters(ConverterTable &t) {
   t.add("Max", 1, convertVariadic<MaxOp>);
   t.add("Min", 1, convertVariadic<MinOp>);
   t.add("Mean", 1, convertMean);
+  t.add("Det", 11, convertDet);
 }

@@ -123,9 +123,19 @@ std::optional<Window> readWindow(NodeContext &c, ArrayRef<int64_t> inSpatial,
       (void)c.fail("expected positive strides and dilations");
       return std::nullopt;
     }
+  for (int64_t k : w.kernel)
+    if (k < 1) {
+      (void)c.fail("expected positive kernel dims, got " + std::to_string(k));
+      return std::nullopt;
+    }
   auto pads = windowPads(c, inSpatial, w.kernel, w.strides, w.dilations);
   if (!pads)
     return std::nullopt;
+  for (int64_t p : *pads)
+    if (p < 0) {
+      (void)c.fail("expected non-negative pads, got " + std::to_string(p));
+      return std::nullopt;
+    }
   w.pads = *pads;
   return w;
 }
@@ -158,6 +168,9 @@ LogicalResult convertConvTranspose(NodeContext &c) {
   if (kernel.size() != n || strides.size() != n || dilations.size() != n ||
       outPad.size() != n || pads.size() != 2 * n)
     return c.fail("expected " + std::to_string(n) + " values in every window attribute");
+  if (!outShape.empty() && outShape.size() != n && outShape.size() != n + 2)
+    return c.fail("expected an output_shape of " + std::to_string(n) + " or " +
+                  std::to_string(n + 2) + " dims, got " + std::to_string(outShape.size()));
   if (outShape.size() > n)
     outShape.erase(outShape.begin(), outShape.begin() + (outShape.size() - n));
   if (!outShape.empty() || autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
@@ -219,6 +232,8 @@ LogicalResult convertBatchNorm(NodeContext &c) {
   for (size_t i = 1; i < c.numOutputs(); ++i)
     if (!c.node.outputs[i].empty())
       return c.unsupported("BatchNormalization in training mode (running statistics outputs)");
+  if (c.attrInt("training_mode", 0))
+    return c.unsupported("BatchNormalization in training mode");
   auto xt = c.inputType(0);
   if (xt.getRank() < 2)
     return c.fail("expected an input of rank >= 2");
@@ -380,7 +395,7 @@ LogicalResult convertDropout(NodeContext &c) {
     if (!training || (!training->empty() && (*training)[0] != 0))
       return c.unsupported("Dropout in training mode");
   }
-  c.setOutput(0, c.input(0));
+  c.forward(0, 0);
   if (c.numOutputs() > 1) {
     HostTensor mask;
     mask.dataType = onnx::kBool;

@@ -198,6 +198,13 @@ void NodeContext::setConstOutput(size_t i, HostTensor t) {
   }
 }
 
+void NodeContext::forward(size_t i, size_t j) {
+  if (const HostTensor *t = constInput(j))
+    setConstOutput(i, *t);
+  else
+    setOutput(i, input(j));
+}
+
 LogicalResult NodeContext::bind(FailureOr<Value> v, size_t i) {
   if (failed(v))
     return failure();

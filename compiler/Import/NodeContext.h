@@ -22,6 +22,15 @@ namespace mlir::tract {
 
 using HostTensor = ::tract::onnx::Tensor;
 
+/// Limits every tensor the importer creates must respect.
+inline constexpr int64_t kMaxTensorRank = 8;
+inline constexpr int kMaxElementsLog2 = 36;
+/// Element count of a shape, failing on negative dims or counts past the limit.
+FailureOr<int64_t> checkedNumElements(ArrayRef<int64_t> shape);
+/// Emits an error at `loc` when `type` breaks the limits above.
+LogicalResult checkTensorType(RankedTensorType type, Location loc);
+
+
 /// A named value of the graph: an SSA value, and its contents when known at
 /// compile time (initializers, Constant nodes, folded shape computations).
 struct GraphValue {
@@ -70,6 +79,8 @@ public:
   RankedTensorType declaredOutputType(size_t i);
   void setOutput(size_t i, Value v);
   void setConstOutput(size_t i, HostTensor t);
+  /// Binds output i to input j, keeping its compile-time value if known.
+  void forward(size_t i, size_t j);
   /// Binds output i to a just-created value; passes a failure through.
   LogicalResult bind(FailureOr<Value> v, size_t i = 0);
 
@@ -139,6 +150,9 @@ void registerNNConverters(ConverterTable &table);
 void registerTensorConverters(ConverterTable &table);
 void registerReduceConverters(ConverterTable &table);
 void registerLossConverters(ConverterTable &table);
+void registerIndexingConverters(ConverterTable &table);
+void registerGeneratorConverters(ConverterTable &table);
+void registerResizeConverters(ConverterTable &table);
 
 // Element type mapping shared by the importer and the host evaluator.
 Type elementTypeFor(MLIRContext *ctx, int32_t onnxType);

@@ -85,7 +85,8 @@ void appendAs(std::string &out, const Field &field) {
 
 // Reads external data, refusing any location that resolves outside `baseDir`
 // (absolute paths, "..", symlinks out of the folder).
-std::string readExternal(const ::onnx::TensorProto &proto, const fs::path &baseDir) {
+std::string readExternal(const ::onnx::TensorProto &proto, const fs::path &baseDir,
+                         int64_t expectedBytes) {
   std::string location;
   int64_t offset = 0, length = -1;
   for (const auto &kv : proto.external_data()) {
@@ -109,17 +110,23 @@ std::string readExternal(const ::onnx::TensorProto &proto, const fs::path &baseD
   if (ec || baseEnd != base.end() || full == base)
     throw Failure{"tensor '" + proto.name() + "': external data path '" + location +
                   "' escapes the model's folder"};
+  if (!fs::is_regular_file(full, ec))
+    throw Failure{"tensor '" + proto.name() + "': cannot open external data file '" +
+                  location + "'"};
   std::ifstream in(full, std::ios::binary);
   if (!in)
     throw Failure{"tensor '" + proto.name() + "': cannot open external data file '" +
                   location + "'"};
   in.seekg(0, std::ios::end);
   int64_t size = in.tellg();
-  if (offset < 0 || offset > size || (length >= 0 && offset + length > size))
+  if (offset < 0 || offset > size || (length >= 0 && length > size - offset))
     throw Failure{"tensor '" + proto.name() + "': external data range is outside '" +
                   location + "'"};
   if (length < 0)
     length = size - offset;
+  if (length != expectedBytes)
+    throw Failure{"tensor '" + proto.name() + "': external data holds " + std::to_string(length) +
+                  " bytes, expected " + std::to_string(expectedBytes)};
   std::string bytes(length, '\0');
   in.seekg(offset);
   in.read(bytes.data(), length);
@@ -137,18 +144,17 @@ Tensor convertTensor(const ::onnx::TensorProto &proto, const fs::path &baseDir) 
       throw Failure{"tensor '" + t.name + "' has a negative dim"};
     t.dims.push_back(d);
   }
-  int64_t elemBytes = dataTypeBytes(t.dataType);
-  if (elemBytes == 0)
-    throw Failure{"tensor '" + t.name + "' has unsupported data type " +
-                  dataTypeName(t.dataType)};
   int64_t n = 1;
   for (int64_t d : t.dims) {
-    if (d > 0 && n > (int64_t(1) << 40) / d)
+    if (d > 0 && n > (int64_t(1) << 36) / d)
       throw Failure{"tensor '" + t.name + "' is too large"};
     n *= d;
   }
+  int64_t elemBytes = dataTypeBytes(t.dataType);
+  if (elemBytes == 0)
+    return t; // string, complex, ...: no payload; the importer reports the type
   if (proto.data_location() == ::onnx::TensorProto::EXTERNAL) {
-    t.bytes = readExternal(proto, baseDir);
+    t.bytes = readExternal(proto, baseDir, n * elemBytes);
   } else if (proto.has_raw_data()) {
     t.bytes = proto.raw_data();
   } else {

@@ -22,7 +22,7 @@ LogicalResult convertReduce(NodeContext &c) {
   }
   if (axes.empty()) {
     if (c.attrInt("noop_with_empty_axes", 0)) {
-      c.setOutput(0, c.input(0));
+      c.forward(0, 0);
       return success();
     }
     for (int64_t i = 0; i < xt.getRank(); ++i)
@@ -57,14 +57,58 @@ LogicalResult convertArgReduce(NodeContext &c) {
 
 LogicalResult convertCumSum(NodeContext &c) {
   auto axisValue = c.constInts(1);
-  if (!axisValue || axisValue->size() != 1)
-    return c.unsupported("a CumSum axis computed at run time");
+  if (!axisValue) {
+    if (c.inputType(1).getNumElements() != 1)
+      return c.fail("expected a one-element axis");
+    Value axis = c.input(1);
+    if (!c.inputType(1).getElementType().isInteger(32) &&
+        !c.inputType(1).getElementType().isInteger(64))
+      axis = c.cast(axis, c.builder().getI64Type());
+    c.setOutput(0, c.makeTyped<CumSumDynamicOp>(c.inputType(0), c.input(0), axis,
+                                                c.attrInt("exclusive", 0) != 0,
+                                                c.attrInt("reverse", 0) != 0));
+    return success();
+  }
+  if (axisValue->size() != 1)
+    return c.fail("expected a one-element axis");
   auto axis = normalizeAxis((*axisValue)[0], c.inputType(0).getRank());
   if (failed(axis))
     return c.fail("expected an axis in range");
   c.setOutput(0, c.builder().create<CumSumOp>(c.loc, c.input(0), *axis,
                                               c.attrInt("exclusive", 0) != 0,
                                               c.attrInt("reverse", 0) != 0));
+  return success();
+}
+
+// TopK: k from the attribute (opset < 10), a constant input, or the
+// declared output shape.
+LogicalResult convertTopK(NodeContext &c) {
+  auto xt = c.inputType(0);
+  auto axis = normalizeAxis(c.attrInt("axis", -1), xt.getRank());
+  if (failed(axis))
+    return c.fail("expected an axis in range");
+  int64_t k = -1;
+  if (c.opset() < 10) {
+    k = c.attrInt("k", -1);
+  } else if (auto kv = c.constInts(1); kv && kv->size() == 1) {
+    k = (*kv)[0];
+  } else if (RankedTensorType declared = c.declaredOutputType(0);
+             declared && declared.getRank() == xt.getRank()) {
+    k = declared.getDimSize(*axis);
+  } else {
+    return c.unsupported("a TopK k computed at run time");
+  }
+  if (k < 0 || k > xt.getDimSize(*axis))
+    return c.fail("expected k in [0, " + std::to_string(xt.getDimSize(*axis)) + "], got " +
+                  std::to_string(k));
+  SmallVector<int64_t> shape(xt.getShape());
+  shape[*axis] = k;
+  auto values = RankedTensorType::get(shape, xt.getElementType());
+  auto indices = RankedTensorType::get(shape, c.builder().getI64Type());
+  auto op = c.builder().create<TopKOp>(c.loc, values, indices, c.input(0), *axis, k,
+                                       c.attrInt("largest", 1) != 0, c.attrInt("sorted", 1) != 0);
+  c.setOutput(0, op.getValues());
+  c.setOutput(1, op.getIndices());
   return success();
 }
 
@@ -84,4 +128,5 @@ void mlir::tract::registerReduceConverters(ConverterTable &t) {
   t.add("ArgMax", 1, convertArgReduce<ArgMaxOp>);
   t.add("ArgMin", 1, convertArgReduce<ArgMinOp>);
   t.add("CumSum", 11, convertCumSum, 2);
+  t.add("TopK", 1, convertTopK);
 }

@@ -49,10 +49,7 @@ LogicalResult runtimeOperand(NodeContext &c, size_t i, StringRef what) {
 }
 
 LogicalResult convertIdentity(NodeContext &c) {
-  if (const HostTensor *t = c.constInput(0))
-    c.setConstOutput(0, *t);
-  else
-    c.setOutput(0, c.input(0));
+  c.forward(0, 0);
   return success();
 }
 
@@ -209,8 +206,18 @@ LogicalResult convertConcat(NodeContext &c) {
   for (Value v : inputs)
     if (cast<RankedTensorType>(v.getType()).getNumElements() != 0)
       parts.push_back(v);
-  if (parts.empty())
-    parts.push_back(inputs.front());
+  if (parts.empty()) {
+    // Every part is empty: so is the result, whose axis dim is their sum.
+    SmallVector<int64_t> shape(c.inputType(0).getShape());
+    shape[*axis] = 0;
+    for (Value v : inputs)
+      shape[*axis] += cast<RankedTensorType>(v.getType()).getDimSize(*axis);
+    HostTensor t;
+    t.dataType = onnxTypeFor(c.inputType(0).getElementType());
+    t.dims.assign(shape.begin(), shape.end());
+    c.setConstOutput(0, t);
+    return success();
+  }
   return c.bind(c.make<ConcatOp>(parts, *axis));
 }
 
@@ -237,6 +244,8 @@ LogicalResult convertSplit(NodeContext &c) {
     sizes = c.attrInts("split");
   }
   int64_t dim = xt.getDimSize(*axis), n = c.numOutputs();
+  if (n < 1)
+    return c.fail("expected at least one output");
   if (sizes.empty()) {
     int64_t chunk = (dim + n - 1) / n;
     for (int64_t i = 0; i < n; ++i)
@@ -245,6 +254,15 @@ LogicalResult convertSplit(NodeContext &c) {
   if ((int64_t)sizes.size() != n)
     return c.fail("expected " + std::to_string(n) + " split sizes, got " +
                   std::to_string(sizes.size()));
+  int64_t total = 0;
+  for (int64_t size : sizes) {
+    if (size < 0 || size > dim)
+      return c.fail("expected split sizes in [0, " + std::to_string(dim) + "]");
+    total += size;
+  }
+  if (total != dim)
+    return c.fail("expected split sizes summing to " + std::to_string(dim) + ", got " +
+                  std::to_string(total));
   int64_t offset = 0;
   for (int64_t i = 0; i < n; ++i) {
     SmallVector<int64_t> starts(xt.getRank(), 0), limits(xt.getShape()),
@@ -313,9 +331,11 @@ LogicalResult convertSlice(NodeContext &c) {
       start = std::clamp<int64_t>(start, 0, dim);
       end = std::clamp<int64_t>(end, 0, dim);
     } else {
-      start = std::clamp<int64_t>(start, -1, dim - 1);
+      start = std::clamp<int64_t>(start, 0, dim - 1);
       end = std::clamp<int64_t>(end, -1, dim - 1);
     }
+    // A step past the dim selects what a step of the dim does (no overflow).
+    step = std::clamp<int64_t>(step, -std::max<int64_t>(dim, 1), std::max<int64_t>(dim, 1));
     int64_t size = step > 0 ? (end - start + step - 1) / step : (start - end - step - 1) / -step;
     if (size <= 0) {
       start = 0;
@@ -422,6 +442,8 @@ LogicalResult convertConstantOfShape(NodeContext &c) {
       shape = SmallVector<int64_t>(declared.getShape());
   if (!shape)
     return runtimeOperand(c, 0, "a ConstantOfShape shape");
+  if (failed(checkedNumElements(*shape)))
+    return c.fail("expected a shape with non-negative dims and a sane element count");
   HostTensor t;
   t.dims.assign(shape->begin(), shape->end());
   if (const HostTensor *value = c.attrTensor("value")) {
@@ -449,6 +471,8 @@ LogicalResult convertExpand(NodeContext &c) {
   if (!shape)
     return runtimeOperand(c, 1, "an Expand shape");
   auto out = broadcastShapes(xt.getShape(), *shape);
+  if (failed(checkedNumElements(*shape)))
+    return c.fail("expected a shape with non-negative dims and a sane element count");
   if (failed(out))
     return c.fail("expected a shape the input broadcasts with");
   c.setOutput(0, c.makeTyped<BroadcastOp>(RankedTensorType::get(*out, xt.getElementType()),
@@ -458,34 +482,6 @@ LogicalResult convertExpand(NodeContext &c) {
 
 LogicalResult convertWhere(NodeContext &c) {
   return c.bind(c.make<SelectOp>(c.input(0), c.input(1), c.input(2)));
-}
-
-// Range: all three inputs are scalars; with constants the result is one too.
-LogicalResult convertRange(NodeContext &c) {
-  auto start = c.constDoubles(0), limit = c.constDoubles(1), delta = c.constDoubles(2);
-  if (!start || !limit || !delta)
-    return c.unsupported("Range with bounds computed at run time");
-  double s = (*start)[0], l = (*limit)[0], d = (*delta)[0];
-  if (d == 0)
-    return c.fail("expected a non-zero delta");
-  int64_t n = std::max<int64_t>(0, (int64_t)std::ceil((l - s) / d));
-  HostTensor t;
-  t.dataType = c.constInput(0)->dataType;
-  t.dims = {n};
-  for (int64_t i = 0; i < n; ++i) {
-    double v = s + i * d;
-    auto put = [&](auto x) { t.bytes.append(reinterpret_cast<const char *>(&x), sizeof(x)); };
-    switch (t.dataType) {
-    case onnx::kFloat: put((float)((float)s + (float)i * (float)d)); break;
-    case onnx::kDouble: put(v); break;
-    case onnx::kInt32: put((int32_t)v); break;
-    case onnx::kInt16: put((int16_t)v); break;
-    case onnx::kInt64: put((int64_t)((int64_t)s + i * (int64_t)d)); break;
-    default: return c.unsupported(Twine("Range of ") + onnx::dataTypeName(t.dataType));
-    }
-  }
-  c.setConstOutput(0, t);
-  return success();
 }
 
 LogicalResult convertTile(NodeContext &c) {
@@ -592,7 +588,8 @@ LogicalResult convertTrilu(NodeContext &c) {
 LogicalResult convertDepthToSpace(NodeContext &c) {
   auto xt = c.inputType(0);
   int64_t b = c.attrInt("blocksize", 0);
-  if (xt.getRank() != 4 || b < 1 || xt.getDimSize(1) % (b * b) != 0)
+  if (xt.getRank() != 4 || b < 1 || b > xt.getDimSize(1) || xt.getDimSize(1) % b != 0 ||
+      (xt.getDimSize(1) / b) % b != 0)
     return c.fail("expected a 4-D input whose channels divide by blocksize^2");
   auto type = RankedTensorType::get({xt.getDimSize(0), xt.getDimSize(1) / (b * b),
                                      xt.getDimSize(2) * b, xt.getDimSize(3) * b},
@@ -605,7 +602,8 @@ LogicalResult convertDepthToSpace(NodeContext &c) {
 LogicalResult convertSpaceToDepth(NodeContext &c) {
   auto xt = c.inputType(0);
   int64_t b = c.attrInt("blocksize", 0);
-  if (xt.getRank() != 4 || b < 1 || xt.getDimSize(2) % b != 0 || xt.getDimSize(3) % b != 0)
+  if (xt.getRank() != 4 || b < 1 || b > xt.getDimSize(2) || b > xt.getDimSize(3) ||
+      xt.getDimSize(2) % b != 0 || xt.getDimSize(3) % b != 0)
     return c.fail("expected a 4-D input whose spatial dims divide by blocksize");
   auto type = RankedTensorType::get({xt.getDimSize(0), xt.getDimSize(1) * b * b,
                                      xt.getDimSize(2) / b, xt.getDimSize(3) / b},
@@ -639,7 +637,6 @@ void mlir::tract::registerTensorConverters(ConverterTable &t) {
   t.add("ConstantOfShape", 9, convertConstantOfShape);
   t.add("Expand", 8, convertExpand, 2);
   t.add("Where", 9, convertWhere, 3);
-  t.add("Range", 11, convertRange, 3);
   t.add("Tile", 6, convertTile, 2);
   t.add("Pad", 2, convertPad);
   t.add("Pad", 11, convertPad, 2);

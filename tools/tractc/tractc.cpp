@@ -21,6 +21,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdio>
@@ -105,7 +106,7 @@ bool parseShapes(mlir::tract::ImportOptions &options) {
 
 // Writes `text` to `path` through a temporary in the same folder.
 bool writeTemp(const std::string &path, const std::string &text, std::string &tempPath) {
-  tempPath = path + ".tmp-tractc";
+  tempPath = path + ".tmp-tractc-" + std::to_string(llvm::sys::Process::getProcessId());
   std::error_code ec;
   llvm::raw_fd_ostream os(tempPath, ec);
   if (ec) {
@@ -235,6 +236,10 @@ int main(int argc, char **argv) {
     return 1;
   llvm::SmallString<256> headerPath(outputPath.getValue());
   llvm::sys::path::replace_extension(headerPath, ".h");
+  if (headerPath == outputPath || (!reportPath.empty() && (reportPath == outputPath ||
+                                                           reportPath == headerPath.str())))
+    return fail("-o " + outputPath + " and --report must name distinct files, and the output "
+                "must not end in .h");
   std::vector<std::pair<std::string, std::string>> files = {
       {outputPath, emitted.source}, {headerPath.str().str(), emitted.header}};
   if (!reportPath.empty())

@@ -114,14 +114,14 @@ class Tract_PoolOp<string mnemonic, string desc, dag extra = (ins)>
     : Tract_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
   let summary = mnemonic # " over N-d windows";
   let description = desc;
-  let arguments = !con((ins Tract_FloatTensor:$input,
+  let arguments = !con((ins Tract_Tensor:$input,
                             DenseI64ArrayAttr:$kernel_shape,
                             DenseI64ArrayAttr:$strides,
                             DenseI64ArrayAttr:$dilations,
                             DenseI64ArrayAttr:$pads,
                             DefaultValuedAttr<BoolAttr, "false">:$ceil_mode),
                        extra);
-  let results = (outs Tract_FloatTensor:$output);
+  let results = (outs Tract_Tensor:$output);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
   let hasVerifier = 1;
 }

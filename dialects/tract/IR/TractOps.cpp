@@ -73,6 +73,11 @@ static LogicalResult inferBinary(std::optional<Location> loc, Value lhs, Value r
 // which ONNX lets differ (pow) or which the importer casts (prelu).
 static LogicalResult verifyBinaryTypes(Operation *op, bool allowMixed) {
   auto a = rankedType(op->getOperand(0)), b = rankedType(op->getOperand(1));
+  Type e = a.getElementType();
+  if (isa<AndOp, OrOp, XorOp>(op) && !e.isInteger(1))
+    return op->emitOpError("expected i1 operands, got ") << e;
+  if (isa<ShiftLeftOp, ShiftRightOp>(op) && !e.isUnsignedInteger())
+    return op->emitOpError("expected unsigned integer operands, got ") << e;
   if (!allowMixed && a.getElementType() != b.getElementType())
     return op->emitOpError("expected operands of one element type, got ")
            << a.getElementType() << " and " << b.getElementType();
@@ -209,8 +214,8 @@ static LogicalResult checkWindowAttrs(std::optional<Location> loc, int64_t spati
                                       ArrayRef<int64_t> strides,
                                       ArrayRef<int64_t> dilations,
                                       ArrayRef<int64_t> pads) {
-  if (spatial < 1)
-    return emitOptionalError(loc, "expected at least one spatial dim, got ", spatial);
+  if (spatial < 1 || spatial > 4)
+    return emitOptionalError(loc, "expected 1 to 4 spatial dims, got ", spatial);
   if ((int64_t)strides.size() != spatial || (int64_t)dilations.size() != spatial)
     return emitOptionalError(loc, "expected ", spatial,
                              " strides and dilations, got ", strides.size(),
@@ -255,7 +260,20 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *, std::optional<Location> lo
   return success();
 }
 
+// Weights and bias share the input's element type: the runtime kernels are
+// templates over one T.
+static LogicalResult verifyConvTypes(Operation *op, Value input, Value weight, Value bias) {
+  Type t = cast<RankedTensorType>(input.getType()).getElementType();
+  for (Value v : {weight, bias})
+    if (v && cast<RankedTensorType>(v.getType()).getElementType() != t)
+      return op->emitOpError("expected weights and bias of element type ")
+             << t << ", got " << cast<RankedTensorType>(v.getType()).getElementType();
+  return success();
+}
+
 LogicalResult ConvOp::verify() {
+  if (failed(verifyConvTypes(*this, getInput(), getWeight(), getBias())))
+    return failure();
   if (getBias() && (getBias().getType().getRank() != 1 ||
                     getBias().getType().getDimSize(0) !=
                         getWeight().getType().getDimSize(0)))
@@ -281,7 +299,7 @@ LogicalResult ConvTransposeOp::inferReturnTypes(MLIRContext *,
     return emitOptionalError(loc, "expected ", spatial, " output paddings, got ",
                              adaptor.getOutputPadding().size());
   int64_t group = adaptor.getGroup();
-  if (group < 1 || x.getDimSize(1) != w.getDimSize(0))
+  if (group < 1 || x.getDimSize(1) != w.getDimSize(0) || x.getDimSize(1) % group != 0)
     return emitOptionalError(loc, "expected input channels = ", w.getDimSize(0),
                              ", got ", x.getDimSize(1));
   SmallVector<int64_t> shape{x.getDimSize(0), w.getDimSize(1) * group};
@@ -299,6 +317,8 @@ LogicalResult ConvTransposeOp::inferReturnTypes(MLIRContext *,
 }
 
 LogicalResult ConvTransposeOp::verify() {
+  if (failed(verifyConvTypes(*this, getInput(), getWeight(), getBias())))
+    return failure();
   int64_t channels = getOutput().getType().getDimSize(1);
   if (getBias() && (getBias().getType().getRank() != 1 ||
                     getBias().getType().getDimSize(0) != channels))
@@ -437,6 +457,8 @@ LogicalResult LayerNormOp::verify() {
     return emitOpError("expected an axis in [0, ")
            << x.getRank() << "), got " << getAxis();
   ArrayRef<int64_t> normalized = x.getShape().drop_front(getAxis());
+  if (failed(verifyConvTypes(*this, getInput(), getScale(), getBias())))
+    return failure();
   if (getScale().getType().getShape() != normalized ||
       (getBias() && getBias().getType().getShape() != normalized))
     return emitOpError("expected scale and bias of shape ")
@@ -453,6 +475,8 @@ LogicalResult InstanceNormOp::verify() {
   if (x.getRank() < 3)
     return emitOpError("expected an input of rank >= 3, got ") << x.getRank();
   int64_t c = x.getDimSize(1);
+  if (failed(verifyConvTypes(*this, getInput(), getScale(), getBias())))
+    return failure();
   if (getScale().getType().getShape() != ArrayRef<int64_t>(c) ||
       getBias().getType().getShape() != ArrayRef<int64_t>(c))
     return emitOpError("expected scale and bias of shape [") << c << "]";
@@ -593,6 +617,10 @@ LogicalResult GatherElementsOp::verify() {
     return emitOpError("expected indices of rank ")
            << x.getRank() << " and an axis in range, got rank " << idx.getRank()
            << " and axis " << getAxis();
+  for (int64_t i = 0; i < x.getRank(); ++i)
+    if (i != getAxis() && idx.getDimSize(i) > x.getDimSize(i))
+      return emitOpError("expected index dim ")
+             << i << " of at most " << x.getDimSize(i) << ", got " << idx.getDimSize(i);
   if (getOutput().getType().getShape() != idx.getShape())
     return emitOpError("expected the result shape ")
            << shapeString(idx.getShape()) << ", got "
@@ -638,6 +666,20 @@ LogicalResult TileOp::verify() {
       return emitOpError("expected result dim ")
              << i << " to be a multiple of " << in.getDimSize(i) << ", got "
              << out.getDimSize(i);
+  return success();
+}
+
+LogicalResult ResizeOp::verify() {
+  auto in = getInput().getType(), out = getOutput().getType();
+  if (in.getRank() != out.getRank() || (int64_t)getScales().size() != in.getRank())
+    return emitOpError("expected a result and ")
+           << in.getRank() << " scales of the input's rank, got rank " << out.getRank()
+           << " and " << getScales().size() << " scales";
+  if ((int64_t)getRoi().size() != 2 * in.getRank())
+    return emitOpError("expected ") << 2 * in.getRank() << " roi values, got " << getRoi().size();
+  StringRef mode = getMode();
+  if (mode != "nearest" && mode != "linear" && mode != "cubic")
+    return emitOpError("expected mode nearest, linear or cubic, got ") << mode;
   return success();
 }
 

@@ -394,4 +394,122 @@ def Tract_SpaceToDepthOp : Tract_Op<"space_to_depth", [Pure]> {
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
 }
 
+//===----------------------------------------------------------------------===//
+// Operator: resize
+//===----------------------------------------------------------------------===//
+def Tract_ResizeOp : Tract_Op<"resize", [Pure, AttrSizedOperandSegments]> {
+  let summary = "ONNX Resize: nearest / linear / cubic interpolation over every axis";
+  let description = [{
+    `scales` holds the effective scale of each axis (output / input when the
+    model gave sizes); `roi` its start values then its end values (used by
+    tf_crop_and_resize). Modes are ONNX's strings. When the model computes
+    scales or roi at run time they are operands instead, overriding the
+    attributes (the output shape stays static).
+  }];
+  let arguments = (ins Tract_FloatTensor:$input,
+                       Optional<RankedTensorOf<[F32]>>:$runtime_scales,
+                       Optional<RankedTensorOf<[F32]>>:$runtime_roi, StrAttr:$mode,
+                       StrAttr:$coordinate_transformation_mode, StrAttr:$nearest_mode,
+                       F32Attr:$cubic_coeff_a, BoolAttr:$exclude_outside,
+                       F32Attr:$extrapolation_value, DenseF32ArrayAttr:$scales,
+                       DenseF32ArrayAttr:$roi);
+  let results = (outs Tract_FloatTensor:$output);
+  let assemblyFormat = "$input (`scales` $runtime_scales^)? (`roi` $runtime_roi^)? attr-dict `:` "
+                       "functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Operator: gather_nd
+//===----------------------------------------------------------------------===//
+def Tract_GatherNdOp : Tract_Op<"gather_nd", [Pure]> {
+  let summary = "gather slices addressed by the last dim of `indices` (ONNX GatherND)";
+  let arguments = (ins Tract_Tensor:$input, Tract_IndexTensor:$indices, Tract_I64Attr:$batch_dims);
+  let results = (outs Tract_Tensor:$output);
+  let assemblyFormat = "$input `,` $indices attr-dict `:` functional-type(operands, results)";
+}
+
+//===----------------------------------------------------------------------===//
+// Operator: scatter_elements / scatter_nd
+//===----------------------------------------------------------------------===//
+def Tract_ScatterElementsOp : Tract_Op<"scatter_elements", [Pure]> {
+  let summary = "copy of input with updates written at `indices` along `axis`";
+  let arguments = (ins Tract_Tensor:$input, Tract_IndexTensor:$indices, Tract_Tensor:$updates,
+                       Tract_I64Attr:$axis, DefaultValuedAttr<StrAttr, "\"none\"">:$reduction);
+  let results = (outs Tract_Tensor:$output);
+  let assemblyFormat = "$input `,` $indices `,` $updates attr-dict `:` functional-type(operands, results)";
+}
+
+def Tract_ScatterNdOp : Tract_Op<"scatter_nd", [Pure]> {
+  let summary = "copy of input with update slices written at index tuples";
+  let arguments = (ins Tract_Tensor:$input, Tract_IndexTensor:$indices, Tract_Tensor:$updates,
+                       DefaultValuedAttr<StrAttr, "\"none\"">:$reduction);
+  let results = (outs Tract_Tensor:$output);
+  let assemblyFormat = "$input `,` $indices `,` $updates attr-dict `:` functional-type(operands, results)";
+}
+
+//===----------------------------------------------------------------------===//
+// Operator: top_k
+//===----------------------------------------------------------------------===//
+def Tract_TopKOp : Tract_Op<"top_k", [Pure]> {
+  let summary = "the k largest (or smallest) values along `axis` and their indices";
+  let arguments = (ins Tract_Tensor:$input, Tract_I64Attr:$axis, Tract_I64Attr:$k,
+                       BoolAttr:$largest, BoolAttr:$sorted);
+  let results = (outs Tract_Tensor:$values, RankedTensorOf<[I64]>:$indices);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($values) `,` type($indices)";
+}
+
+//===----------------------------------------------------------------------===//
+// Operator: det
+//===----------------------------------------------------------------------===//
+def Tract_DetOp : Tract_Op<"det", [Pure]> {
+  let summary = "determinants of the square matrices in the last two dims";
+  let arguments = (ins Tract_FloatTensor:$input);
+  let results = (outs Tract_FloatTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
+
+//===----------------------------------------------------------------------===//
+// Operator: reverse_sequence
+//===----------------------------------------------------------------------===//
+def Tract_ReverseSequenceOp : Tract_Op<"reverse_sequence", [Pure]> {
+  let summary = "reverse the first lengths[b] steps along time_axis for each batch b";
+  let arguments = (ins Tract_Tensor:$input, Tract_IndexTensor:$lengths,
+                       Tract_I64Attr:$batch_axis, Tract_I64Attr:$time_axis);
+  let results = (outs Tract_Tensor:$output);
+  let assemblyFormat = "$input `,` $lengths attr-dict `:` functional-type(operands, results)";
+}
+
+//===----------------------------------------------------------------------===//
+// Operator: range
+//===----------------------------------------------------------------------===//
+def Tract_RangeOp : Tract_Op<"range", [Pure]> {
+  let summary = "start + i * delta for i < n, with run-time start and delta (n is static)";
+  let arguments = (ins Tract_Tensor:$start, Tract_Tensor:$delta);
+  let results = (outs Tract_Tensor:$output);
+  let assemblyFormat = "$start `,` $delta attr-dict `:` functional-type(operands, results)";
+}
+
+//===----------------------------------------------------------------------===//
+// Operator: one_hot
+//===----------------------------------------------------------------------===//
+def Tract_OneHotOp : Tract_Op<"one_hot", [Pure]> {
+  let summary = "values[1] where the new axis equals the index, values[0] elsewhere";
+  let arguments = (ins Tract_Tensor:$indices, Tract_Tensor:$values, Tract_I64Attr:$axis);
+  let results = (outs Tract_Tensor:$output);
+  let assemblyFormat = "$indices `,` $values attr-dict `:` functional-type(operands, results)";
+}
+
+//===----------------------------------------------------------------------===//
+// Operator: cumsum_dynamic
+//===----------------------------------------------------------------------===//
+def Tract_CumSumDynamicOp : Tract_Op<"cumsum_dynamic", [Pure]> {
+  let summary = "cumulative sum along an axis read at run time";
+  let arguments = (ins Tract_Tensor:$input, Tract_IndexTensor:$axis,
+                       DefaultValuedAttr<BoolAttr, "false">:$exclusive,
+                       DefaultValuedAttr<BoolAttr, "false">:$reverse);
+  let results = (outs Tract_Tensor:$output);
+  let assemblyFormat = "$input `,` $axis attr-dict `:` functional-type(operands, results)";
+}
+
 #endif // TRACT_OPS_TD

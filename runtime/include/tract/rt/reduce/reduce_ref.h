@@ -8,6 +8,8 @@
 // cased: it subtracts the per-output max first, so it takes two passes.
 #pragma once
 
+#include <cstring>
+
 #include "tract/rt/common.h"
 
 namespace tract {
@@ -277,6 +279,29 @@ void cumsum(const T *x, T *y, int64_t outer, int64_t axis_len, int64_t inner,
       }
     }
   }
+}
+
+// CumSum with the axis read at run time from the 0-d tensor `axis` (int32 or
+// int64; negative wraps once). An axis still out of range (or rank 0) copies
+// x to y. Same in-place rules as cumsum.
+template <class T, class TA>
+void cumsum_axis(const T *x, const TA *axis, T *y, const int64_t *shape,
+                 int rank, bool exclusive, bool reverse) {
+  if (rank < 0 || rank > kMaxRank)
+    return;
+  int64_t a = static_cast<int64_t>(*axis);
+  if (a < 0)
+    a += rank;
+  if (a < 0 || a >= rank) {
+    const int64_t n = num_elements(shape, rank);
+    if (n > 0 && x != y)
+      std::memmove(static_cast<void *>(y), static_cast<const void *>(x),
+                   static_cast<size_t>(n) * sizeof(T));
+    return;
+  }
+  const int ai = static_cast<int>(a);
+  cumsum(x, y, num_elements(shape, ai), shape[ai],
+         num_elements(shape + ai + 1, rank - ai - 1), exclusive, reverse);
 }
 
 } // namespace rt
