@@ -49,6 +49,7 @@ Importer::Importer(MLIRContext &context, const onnx::Model &model)
   registerIndexingConverters(converters);
   registerGeneratorConverters(converters);
   registerResizeConverters(converters);
+  registerQuantConverters(converters);
 }
 
 GraphValue *Importer::lookup(const std::string &name) {

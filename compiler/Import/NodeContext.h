@@ -153,6 +153,7 @@ void registerLossConverters(ConverterTable &table);
 void registerIndexingConverters(ConverterTable &table);
 void registerGeneratorConverters(ConverterTable &table);
 void registerResizeConverters(ConverterTable &table);
+void registerQuantConverters(ConverterTable &table);
 
 // Element type mapping shared by the importer and the host evaluator.
 Type elementTypeFor(MLIRContext *ctx, int32_t onnxType);

@@ -6,10 +6,13 @@
 #include "tract/rt/data/reverse_sequence_ref.h"
 #include "tract/rt/linalg/det_ref.h"
 #include "tract/rt/reduce/reduce_ref.h"
+// The batch-2 kernels through the umbrella header too (instantiation test).
+#include "tract/rt/all.h"
 
 #include "test_util.h"
 
 #include <algorithm>
+#include <tuple>
 
 using namespace tract_test;
 namespace rt = tract::rt;
@@ -356,4 +359,55 @@ TEST(CumSumAxis, OnnxExamplesAndBadAxis) {
   rt::cumsum_axis(z, &a1, z, s, 2, false, true);
   EXPECT_EQ(std::vector<double>(z, z + 6),
             (std::vector<double>{6, 5, 3, 15, 11, 6}));
+}
+
+// Every batch-2 kernel instantiated with every element type the compiler may
+// emit (warnings show up under -Wall -Wextra -Wpedantic), with a smoke check.
+namespace {
+template <class T> void batch2_instantiate() {
+  const T x[8] = {T(1), T(0), T(1), T(1), T(0), T(1), T(0), T(1)};
+  T y[8] = {}, v[8] = {};
+  const int64_t s[3] = {2, 2, 2}, is[3] = {2, 2, 1};
+  const int64_t i64[4] = {1, 0, -1, 0};
+  const int32_t i32[4] = {0, 1, 0, -2};
+  rt::ResizeParams p{};
+  p.rank = 3;
+  for (int d = 0; d < 3; ++d) {
+    p.in_shape[d] = 2;
+    p.out_shape[d] = 2;
+    p.scales[d] = 1.f;
+    p.roi_end[d] = 1.f;
+  }
+  for (auto m : {rt::ResizeMode::Nearest, rt::ResizeMode::Linear,
+                 rt::ResizeMode::Cubic}) {
+    p.mode = m;
+    rt::resize(x, y, p);
+    ASSERT_TRUE(std::equal(x, x + 8, y));
+  }
+  rt::gather_nd(x, i64, y, s, 3, is, 3, 1);
+  rt::gather_nd(x, i32, y, s, 3, is, 3, 0);
+  rt::scatter_elements(x, i64, x, y, s, is, 3, 2, rt::ScatterReduction::Max);
+  rt::scatter_nd(x, i32, x, y, s, 3, is, 3, rt::ScatterReduction::Mul);
+  int64_t ix[8];
+  int32_t ix32[8];
+  rt::top_k(x, v, ix, 2, 2, 2, 1, true, true);
+  rt::top_k(x, v, ix32, 2, 2, 2, 2, false, false);
+  rt::reverse_sequence(x, i64, y, s, 3, 0, 2);
+  rt::reverse_sequence(x, i32, y, s, 3, 1, 0);
+  rt::one_hot(i64, x, y, 2, 2, 1);
+  rt::one_hot(x, x, y, 2, 2, 2);
+  rt::cumsum_axis(x, i64, y, s, 3, true, false);
+  rt::cumsum_axis(x, i32, y, s, 3, false, true);
+  if constexpr (!std::is_same<T, bool>::value) {
+    rt::range(x, x + 1, y, 8);
+    rt::det(x, y, 2, 2);
+  }
+}
+} // namespace
+
+TEST(Batch2AllTypes, EveryKernelInstantiates) {
+  using All = std::tuple<float, double, int8_t, uint8_t, int16_t, uint16_t,
+                         int32_t, uint32_t, int64_t, uint64_t, bool>;
+  std::apply([](auto... t) { (batch2_instantiate<decltype(t)>(), ...); },
+             All{});
 }
