@@ -19,6 +19,7 @@ void buildOptimizePipeline(OpPassManager &pm) {
 }
 
 void buildCodegenPipeline(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(createTractWidenF16Pass());
   pm.addNestedPass<func::FuncOp>(createTractPlanMemoryPass());
 }
 

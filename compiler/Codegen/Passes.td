@@ -34,4 +34,26 @@ def TractPlanMemoryPass : Pass<"tract-plan-memory", "func::FuncOp"> {
   ];
 }
 
+def TractWidenF16Pass : Pass<"tract-widen-f16", "func::FuncOp"> {
+  let summary = "compute float16 arithmetic in float32";
+  let description = [{
+    The runtime stores float16 but has no float16 arithmetic (most targets
+    lack it, and ONNX Runtime's CPU kernels widen too). Every op other than
+    data movement that reads or writes f16 gets casts around it:
+
+    Before:
+    ```mlir
+    %0 = tract.add %a, %b : tensor<4xf16>, tensor<4xf16> -> tensor<4xf16>
+    ```
+    After:
+    ```mlir
+    %0 = tract.cast %a : tensor<4xf16> -> tensor<4xf32>
+    %1 = tract.cast %b : tensor<4xf16> -> tensor<4xf32>
+    %2 = tract.add %0, %1 : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+    %3 = tract.cast %2 : tensor<4xf32> -> tensor<4xf16>
+    ```
+  }];
+  let dependentDialects = ["::mlir::tract::TractDialect"];
+}
+
 #endif // TRACT_CODEGEN_PASSES

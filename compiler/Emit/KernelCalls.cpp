@@ -15,6 +15,7 @@ using namespace mlir::tract;
 
 std::string mlir::tract::cppElementType(Type t) {
   if (t.isF32()) return "float";
+  if (t.isF16()) return "tract::rt::half";
   if (t.isF64()) return "double";
   if (t.isInteger(1)) return "bool";
   if (auto i = dyn_cast<IntegerType>(t))
@@ -611,6 +612,97 @@ LogicalResult mlir::tract::buildKernelCall(Operation *op, KernelCall &call) {
                            result.getRank(), c.getExclusive() ? "true" : "false",
                            c.getReverse() ? "true" : "false"));
         call.flops = n;
+        return success();
+      })
+      .Case([&](GridSampleOp g) {
+        auto x = typeOf(g.getInput());
+        StringRef m = g.getMode(), pad = g.getPaddingMode();
+        b.line(fmt::format(
+            "static constexpr tract::rt::GridSampleParams p = {{{}, {}, {}, {}, {}, {}, "
+            "tract::rt::GridSampleMode::{}, tract::rt::GridSamplePadding::{}, {}}};",
+            x.getDimSize(0), x.getDimSize(1), x.getDimSize(2), x.getDimSize(3),
+            result.getDimSize(2), result.getDimSize(3),
+            m == "nearest" ? "Nearest" : m == "bicubic" ? "Bicubic" : "Bilinear",
+            pad == "border" ? "Border" : pad == "reflection" ? "Reflection" : "Zeros",
+            g.getAlignCorners() ? "true" : "false"));
+        b.line("tract::rt::grid_sample(in0, in1, out0, p);");
+        call.flops = n * 16;
+        return success();
+      })
+      .Case([&](RoiAlignOp r) {
+        auto x = typeOf(r.getInput());
+        b.line(fmt::format("tract::rt::roi_align(in0, in1, in2, out0, {}, {}, {}, {}, {}, {}, {}, "
+                           "{}, {}, {}, {});",
+                           x.getDimSize(0), x.getDimSize(1), x.getDimSize(2), x.getDimSize(3),
+                           result.getDimSize(0), result.getDimSize(2), result.getDimSize(3),
+                           r.getSamplingRatio(),
+                           cppLiteral(r.getSpatialScale().convertToFloat(), Float32Type::get(op->getContext())),
+                           r.getMaxMode() ? "true" : "false", r.getHalfPixel() ? "true" : "false"));
+        call.flops = n * 16;
+        return success();
+      })
+      .Case([&](NonMaxSuppressionOp nms) {
+        auto boxes = typeOf(nms.getBoxes()), scores = typeOf(nms.getScores());
+        int next = 2;
+        std::string maxOut = nms.getMaxOutputBoxesPerClass() ? fmt::format("in{}[0]", next++) : "0";
+        std::string iou = nms.getIouThreshold() ? fmt::format("in{}[0]", next++) : "0.0f";
+        std::string score = nms.getScoreThreshold() ? fmt::format("in{}[0]", next++) : "0.0f";
+        b.line(fmt::format("(void)tract::rt::non_max_suppression(in0, in1, out0, {}, {}, {}, {}, "
+                           "{}, {}, {}, {}, {});",
+                           result.getDimSize(0), scores.getDimSize(0), scores.getDimSize(1),
+                           boxes.getDimSize(1), maxOut, iou, score,
+                           nms.getScoreThreshold() ? "true" : "false",
+                           nms.getCenterPointBox() ? "true" : "false"));
+        call.flops = scores.getNumElements() * boxes.getDimSize(1);
+        return success();
+      })
+      .Case([&](MaxPoolWithIndicesOp p) {
+        auto x = typeOf(p.getInput());
+        int64_t spatial = x.getRank() - 2;
+        ArrayRef<int64_t> pads = p.getPads();
+        b.line(fmt::format(
+            "static constexpr tract::rt::PoolParams p = {{{}, {}, {}, {}, {}, {}, {}, {}, {}, false}};",
+            spatial, x.getDimSize(0) * x.getDimSize(1), four(x.getShape().drop_front(2)),
+            four(result.getShape().drop_front(2)), four(p.getKernelShape()), four(p.getStrides()),
+            four(p.getDilations()), four(pads.take_front(spatial)), four(pads.drop_front(spatial))));
+        b.line(fmt::format("tract::rt::max_pool_with_indices(in0, out0, out1, p, {});",
+                           p.getColumnMajor() ? "true" : "false"));
+        call.flops = n * product(p.getKernelShape());
+        return success();
+      })
+      .Case([&](MaxUnpoolOp u) {
+        b.line(fmt::format("tract::rt::max_unpool(in0, in1, out0, {}, {});",
+                           typeOf(u.getInput()).getNumElements(), n));
+        return success();
+      })
+      .Case([&](SliceDynamicOp s) {
+        auto x = typeOf(s.getInput());
+        std::string in = b.array("kInShape", x.getShape());
+        std::string out = b.array("kOutShape", result.getShape());
+        int next = 3;
+        std::string axes = s.getAxes() ? fmt::format("in{}", next++) : "static_cast<const int64_t *>(nullptr)";
+        std::string steps = s.getSteps() ? fmt::format("in{}", next++) : "static_cast<const int64_t *>(nullptr)";
+        b.line(fmt::format("tract::rt::slice_dynamic(in0, out0, {}, {}, in1, in2, {}, {}, {}, {});", in,
+                           x.getRank(), axes, steps, typeOf(s.getStarts()).getNumElements(), out));
+        return success();
+      })
+      .Case([&](ReduceDynamicOp r) -> LogicalResult {
+        auto x = typeOf(r.getInput());
+        static const std::pair<const char *, const char *> kinds[] = {
+            {"sum", "ReduceSum"}, {"mean", "ReduceMean"}, {"max", "ReduceMax"}, {"min", "ReduceMin"},
+            {"prod", "ReduceProd"}, {"sum_square", "ReduceSumSquare"}, {"l1", "ReduceL1"},
+            {"l2", "ReduceL2"}, {"log_sum", "ReduceLogSum"}, {"log_sum_exp", "ReduceLogSumExp"}};
+        const char *reducerName = nullptr;
+        for (auto [k, v] : kinds)
+          if (r.getKind() == k)
+            reducerName = v;
+        if (!reducerName)
+          return op->emitError("expected a known reduction kind, got ") << r.getKind();
+        std::string in = b.array("kInShape", x.getShape());
+        b.line(fmt::format("tract::rt::reduce_dynamic<tract::rt::op::{}>(in0, {}, {}, in1, {}, {}, out0);",
+                           reducerName, in, x.getRank(), typeOf(r.getAxes()).getNumElements(),
+                           r.getNoopWithEmptyAxes() ? "true" : "false"));
+        call.flops = x.getNumElements();
         return success();
       })
       .Default([&](Operation *) -> LogicalResult {

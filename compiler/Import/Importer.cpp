@@ -50,6 +50,9 @@ Importer::Importer(MLIRContext &context, const onnx::Model &model)
   registerGeneratorConverters(converters);
   registerResizeConverters(converters);
   registerQuantConverters(converters);
+  registerDetectionConverters(converters);
+  registerRecurrentConverters(converters);
+  registerTrainingConverters(converters);
 }
 
 GraphValue *Importer::lookup(const std::string &name) {
@@ -91,18 +94,21 @@ Value Importer::materialize(GraphValue &v, const std::string &name) {
   return v.value;
 }
 
+// Ops of the default domain are keyed by op type, others by "domain.type".
+static std::string converterKey(const onnx::Node &node) {
+  if (node.domain.empty() || node.domain == "ai.onnx")
+    return node.opType;
+  return node.domain + "." + node.opType;
+}
+
 // Every unsupported node is reported in one error, before any conversion.
 LogicalResult Importer::checkSupported() {
   std::string list;
   std::set<std::string> types;
   for (const onnx::Node &node : model.nodes) {
-    bool known = (node.domain.empty() || node.domain == "ai.onnx") &&
-                 converters.lookup(node.opType, opset);
-    if (known)
+    std::string type = converterKey(node);
+    if (converters.lookup(type, opset))
       continue;
-    std::string type = node.domain.empty() || node.domain == "ai.onnx"
-                           ? node.opType
-                           : node.domain + "." + node.opType;
     list += "\n  node '" + node.name + "' (" + type + ")";
     types.insert(type);
   }
@@ -285,7 +291,7 @@ LogicalResult Importer::finishNode(Operation *lastBefore, const onnx::Node &node
 
 LogicalResult Importer::convertNode(const onnx::Node &node) {
   Location loc = nodeLocation(&context, node.name, node.opType);
-  const ConverterTable::Entry *converter = converters.lookup(node.opType, opset);
+  const ConverterTable::Entry *converter = converters.lookup(converterKey(node), opset);
   for (unsigned i = 0; i < converter->minInputs; ++i)
     if (i >= node.inputs.size() || node.inputs[i].empty())
       return emitError(loc) << "expected at least " << converter->minInputs

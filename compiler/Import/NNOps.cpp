@@ -200,12 +200,27 @@ LogicalResult convertPool(NodeContext &c) {
   auto xt = c.inputType(0);
   if (xt.getRank() < 3)
     return c.fail("expected an input of rank >= 3, got " + std::to_string(xt.getRank()));
-  if (c.numOutputs() > 1 && !c.node.outputs[1].empty())
-    return c.unsupported("MaxPool's Indices output");
   auto w = readWindow(c, xt.getShape().drop_front(2), c.attrInts("kernel_shape"));
   if (!w)
     return failure();
   bool ceil = c.attrInt("ceil_mode", 0) != 0;
+  if (c.numOutputs() > 1 && !c.node.outputs[1].empty()) {
+    // MaxPool's Indices: the plain op gives the output type, then is replaced.
+    if (ceil)
+      return c.unsupported("MaxPool's Indices output with ceil_mode");
+    FailureOr<Value> plain = c.make<MaxPoolOp>(c.input(0), w->kernel, w->strides, w->dilations,
+                                               w->pads, false);
+    if (failed(plain))
+      return failure();
+    auto type = cast<RankedTensorType>(plain->getType());
+    plain->getDefiningOp()->erase();
+    auto op = c.builder().create<MaxPoolWithIndicesOp>(
+        c.loc, type, RankedTensorType::get(type.getShape(), c.builder().getI64Type()), c.input(0),
+        w->kernel, w->strides, w->dilations, w->pads, c.attrInt("storage_order", 0) != 0);
+    c.setOutput(0, op.getOutput());
+    c.setOutput(1, op.getIndices());
+    return success();
+  }
   if constexpr (std::is_same_v<OpT, AvgPoolOp>)
     return c.bind(c.make<AvgPoolOp>(c.input(0), w->kernel, w->strides, w->dilations,
                                            w->pads, ceil, c.attrInt("count_include_pad", 0) != 0));
@@ -228,12 +243,49 @@ LogicalResult convertGlobalPool(NodeContext &c) {
 // BatchNormalization (inference): y = x * a + b with a = scale / sqrt(var + eps)
 // and b = bias - mean * a, per channel. With constant statistics a and b are
 // computed here; otherwise as ops.
+// Training mode (opset 14+): normalise with the batch statistics and output
+// the updated running mean and variance.
+LogicalResult convertBatchNormTraining(NodeContext &c) {
+  auto xt = c.inputType(0);
+  if (xt.getRank() < 2)
+    return c.fail("expected an input of rank >= 2");
+  int64_t channels = xt.getDimSize(1);
+  for (size_t i = 1; i <= 4; ++i)
+    if (!c.hasInput(i) || c.inputType(i).getNumElements() != channels ||
+        c.inputType(i).getElementType() != xt.getElementType())
+      return c.fail("expected scale, bias, mean and var of " + std::to_string(channels) +
+                    " elements of the input's type");
+  Type element = xt.getElementType();
+  SmallVector<int64_t> axes{0}, paramShape(xt.getRank() - 1, 1);
+  for (int64_t i = 2; i < xt.getRank(); ++i)
+    axes.push_back(i);
+  paramShape[0] = channels;
+  auto v = [&](FailureOr<Value> x) { return *x; };
+  Value mean = v(c.make<ReduceMeanOp>(c.input(0), axes, true)); // [1, C, 1...]
+  Value d = v(c.make<SubOp>(c.input(0), mean));
+  Value var = v(c.make<ReduceMeanOp>(v(c.make<MulOp>(d, d)), axes, true));
+  Value inv = c.builder().create<ReciprocalOp>(
+      c.loc, c.builder().create<SqrtOp>(c.loc, v(c.make<AddOp>(var, c.constantScalar(element, c.attrFloat("epsilon", 1e-5f))))));
+  Value y = v(c.make<MulOp>(v(c.make<MulOp>(d, inv)), c.reshape(c.input(1), paramShape)));
+  y = v(c.make<AddOp>(y, c.reshape(c.input(2), paramShape)));
+  c.setOutput(0, y);
+  float momentum = c.attrFloat("momentum", 0.9f);
+  auto running = [&](size_t in, Value batch) {
+    Value flat = c.reshape(batch, {channels});
+    Value old = v(c.make<MulOp>(c.reshape(c.input(in), {channels}), c.constantScalar(element, momentum)));
+    return v(c.make<AddOp>(old, v(c.make<MulOp>(flat, c.constantScalar(element, 1 - momentum)))));
+  };
+  c.setOutput(1, running(3, mean));
+  c.setOutput(2, running(4, var));
+  return success();
+}
+
 LogicalResult convertBatchNorm(NodeContext &c) {
+  if (c.attrInt("training_mode", 0))
+    return convertBatchNormTraining(c);
   for (size_t i = 1; i < c.numOutputs(); ++i)
     if (!c.node.outputs[i].empty())
-      return c.unsupported("BatchNormalization in training mode (running statistics outputs)");
-  if (c.attrInt("training_mode", 0))
-    return c.unsupported("BatchNormalization in training mode");
+      return c.unsupported("BatchNormalization's running statistics outside training mode");
   auto xt = c.inputType(0);
   if (xt.getRank() < 2)
     return c.fail("expected an input of rank >= 2");
@@ -391,9 +443,14 @@ LogicalResult convertLrn(NodeContext &c) {
 // Inference: Dropout is the identity and its mask all true.
 LogicalResult convertDropout(NodeContext &c) {
   if (c.hasInput(2)) {
+    // Training with ratio 0 drops nothing, whatever the mode; any other
+    // ratio draws random numbers, which a compiled model does not do.
+    auto ratio = c.hasInput(1) ? c.constDoubles(1) : std::optional<SmallVector<double>>(SmallVector<double>{0.5});
+    bool dropsNothing = ratio && ratio->size() == 1 && (*ratio)[0] == 0;
     auto training = c.constInts(2);
-    if (!training || (!training->empty() && (*training)[0] != 0))
-      return c.unsupported("Dropout in training mode");
+    bool inference = training && (training->empty() || (*training)[0] == 0);
+    if (!dropsNothing && !inference)
+      return c.unsupported("Dropout in training mode with a non-zero ratio (random)");
   }
   c.forward(0, 0);
   if (c.numOutputs() > 1) {
@@ -418,7 +475,7 @@ void mlir::tract::registerNNConverters(ConverterTable &t) {
   t.add("AveragePool", 1, convertPool<AvgPoolOp>);
   t.add("GlobalAveragePool", 1, convertGlobalPool<ReduceMeanOp>);
   t.add("GlobalMaxPool", 1, convertGlobalPool<ReduceMaxOp>);
-  t.add("BatchNormalization", 7, convertBatchNorm, 5);
+  t.add("BatchNormalization", 1, convertBatchNorm, 5);
   t.add("Softmax", 1, convertSoftmaxLike<SoftmaxOp>);
   t.add("LogSoftmax", 1, convertSoftmaxLike<LogSoftmaxOp>);
   t.add("Hardmax", 1, convertSoftmaxLike<HardmaxOp>);

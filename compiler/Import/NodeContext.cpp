@@ -13,6 +13,7 @@ namespace onnx = ::tract::onnx;
 Type mlir::tract::elementTypeFor(MLIRContext *ctx, int32_t onnxType) {
   switch (onnxType) {
   case onnx::kFloat: return Float32Type::get(ctx);
+  case onnx::kFloat16: return Float16Type::get(ctx);
   case onnx::kDouble: return Float64Type::get(ctx);
   case onnx::kBool: return IntegerType::get(ctx, 1);
   case onnx::kInt8: return IntegerType::get(ctx, 8);
@@ -29,6 +30,7 @@ Type mlir::tract::elementTypeFor(MLIRContext *ctx, int32_t onnxType) {
 
 int32_t mlir::tract::onnxTypeFor(Type t) {
   if (t.isF32()) return onnx::kFloat;
+  if (t.isF16()) return onnx::kFloat16;
   if (t.isF64()) return onnx::kDouble;
   if (t.isInteger(1)) return onnx::kBool;
   if (auto i = dyn_cast<IntegerType>(t)) {

@@ -154,6 +154,10 @@ void registerIndexingConverters(ConverterTable &table);
 void registerGeneratorConverters(ConverterTable &table);
 void registerResizeConverters(ConverterTable &table);
 void registerQuantConverters(ConverterTable &table);
+void registerDetectionConverters(ConverterTable &table);
+void registerRecurrentConverters(ConverterTable &table);
+/// Ops of other domains register as "<domain>.<op type>".
+void registerTrainingConverters(ConverterTable &table);
 
 // Element type mapping shared by the importer and the host evaluator.
 Type elementTypeFor(MLIRContext *ctx, int32_t onnxType);

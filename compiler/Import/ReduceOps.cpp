@@ -1,10 +1,18 @@
 //===- ReduceOps.cpp - ONNX reductions -> tract --------------------------------===//
 #include "compiler/Import/NodeContext.h"
+#include <cstring>
 
 using namespace mlir;
 using namespace mlir::tract;
 
 namespace {
+
+// The reducer name tract.reduce_dynamic uses for a static reduction op.
+template <typename OpT>
+StringRef reducerKind() {
+  StringRef name = OpT::getOperationName();
+  return name.drop_front(strlen("tract.reduce_"));
+}
 
 // Axes come from an attribute, or (ReduceSum from opset 13, the others from
 // 18) from a constant input.
@@ -14,8 +22,16 @@ LogicalResult convertReduce(NodeContext &c) {
   SmallVector<int64_t> axes;
   if (c.hasInput(1)) {
     auto a = c.constInts(1);
-    if (!a)
-      return c.unsupported("reduction axes computed at run time");
+    if (!a) {
+      RankedTensorType declared = c.declaredOutputType(0);
+      if (!declared)
+        return c.unsupported("reduction axes computed at run time and no declared result shape");
+      c.setOutput(0, c.makeTyped<ReduceDynamicOp>(
+                         RankedTensorType::get(declared.getShape(), xt.getElementType()),
+                         c.input(0), c.cast(c.input(1), c.builder().getI64Type()),
+                         reducerKind<OpT>(), c.attrInt("noop_with_empty_axes", 0) != 0));
+      return success();
+    }
     axes = *a;
   } else {
     axes = c.attrInts("axes");

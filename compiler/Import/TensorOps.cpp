@@ -287,10 +287,22 @@ LogicalResult convertSlice(NodeContext &c) {
     ends = c.attrInts("ends");
     axes = c.attrInts("axes");
   } else {
-    auto s = requireInts(c, 1, "Slice starts");
-    auto e = requireInts(c, 2, "Slice ends");
-    if (!s || !e)
-      return failure();
+    auto s = c.constInts(1);
+    auto e = c.constInts(2);
+    bool runtime = !s || !e || (c.hasInput(3) && !c.constInts(3)) || (c.hasInput(4) && !c.constInts(4));
+    if (runtime) {
+      // Slice parameters known only at run time: the kernel clamps them;
+      // the declared result shape is the static one.
+      RankedTensorType declared = c.declaredOutputType(0);
+      if (!declared || declared.getRank() != rank)
+        return runtimeOperand(c, !s ? 1 : 2, "Slice starts/ends");
+      Type i64 = c.builder().getI64Type();
+      auto idx = [&](size_t i) { return c.hasInput(i) ? c.cast(c.input(i), i64) : Value(); };
+      c.setOutput(0, c.makeTyped<SliceDynamicOp>(
+                         RankedTensorType::get(declared.getShape(), xt.getElementType()),
+                         c.input(0), idx(1), idx(2), idx(3), idx(4)));
+      return success();
+    }
     starts = *s;
     ends = *e;
     if (c.hasInput(3)) {

@@ -512,4 +512,98 @@ def Tract_CumSumDynamicOp : Tract_Op<"cumsum_dynamic", [Pure]> {
   let assemblyFormat = "$input `,` $axis attr-dict `:` functional-type(operands, results)";
 }
 
+//===----------------------------------------------------------------------===//
+// Operator: grid_sample
+//===----------------------------------------------------------------------===//
+def Tract_GridSampleOp : Tract_Op<"grid_sample", [Pure]> {
+  let summary = "sample input at the normalised coordinates of `grid` (ONNX GridSample, 4-D)";
+  let arguments = (ins Tract_FloatTensor:$input, Tract_FloatTensor:$grid, StrAttr:$mode,
+                       StrAttr:$padding_mode, BoolAttr:$align_corners);
+  let results = (outs Tract_FloatTensor:$output);
+  let assemblyFormat = "$input `,` $grid attr-dict `:` functional-type(operands, results)";
+}
+
+//===----------------------------------------------------------------------===//
+// Operator: roi_align
+//===----------------------------------------------------------------------===//
+def Tract_RoiAlignOp : Tract_Op<"roi_align", [Pure]> {
+  let summary = "average or max of bilinear samples in each region of interest";
+  let arguments = (ins Tract_FloatTensor:$input, Tract_FloatTensor:$rois,
+                       Tract_IndexTensor:$batch_indices, Tract_I64Attr:$sampling_ratio,
+                       F32Attr:$spatial_scale, BoolAttr:$max_mode, BoolAttr:$half_pixel);
+  let results = (outs Tract_FloatTensor:$output);
+  let assemblyFormat = "$input `,` $rois `,` $batch_indices attr-dict `:` functional-type(operands, results)";
+}
+
+//===----------------------------------------------------------------------===//
+// Operator: non_max_suppression
+//===----------------------------------------------------------------------===//
+def Tract_NonMaxSuppressionOp : Tract_Op<"non_max_suppression",
+    [Pure, AttrSizedOperandSegments]> {
+  let summary = "indices [batch, class, box] of the boxes kept by greedy NMS";
+  let description = [{
+    The number of selected boxes depends on the data: the result has a static
+    number of rows (an upper bound); rows past the run-time count hold -1.
+    The limits are operands because models usually compute or feed them.
+  }];
+  let arguments = (ins Tract_FloatTensor:$boxes, Tract_FloatTensor:$scores,
+                       Optional<RankedTensorOf<[I64]>>:$max_output_boxes_per_class,
+                       Optional<RankedTensorOf<[F32]>>:$iou_threshold,
+                       Optional<RankedTensorOf<[F32]>>:$score_threshold,
+                       BoolAttr:$center_point_box);
+  let results = (outs RankedTensorOf<[I64]>:$selected);
+  let assemblyFormat = "$boxes `,` $scores (`max` $max_output_boxes_per_class^)? "
+                       "(`iou` $iou_threshold^)? (`score` $score_threshold^)? attr-dict `:` "
+                       "functional-type(operands, results)";
+}
+
+//===----------------------------------------------------------------------===//
+// Operator: max_pool_with_indices
+//===----------------------------------------------------------------------===//
+def Tract_MaxPoolWithIndicesOp : Tract_Op<"max_pool_with_indices", [Pure]> {
+  let summary = "max pooling that also returns the flat input index of each maximum";
+  let arguments = (ins Tract_Tensor:$input, DenseI64ArrayAttr:$kernel_shape,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$dilations,
+                       DenseI64ArrayAttr:$pads, BoolAttr:$column_major);
+  let results = (outs Tract_Tensor:$output, RankedTensorOf<[I64]>:$indices);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output) `,` type($indices)";
+}
+
+//===----------------------------------------------------------------------===//
+// Operator: max_unpool
+//===----------------------------------------------------------------------===//
+def Tract_MaxUnpoolOp : Tract_Op<"max_unpool", [Pure]> {
+  let summary = "zeros, with input values written at their flat `indices`";
+  let arguments = (ins Tract_Tensor:$input, Tract_IndexTensor:$indices);
+  let results = (outs Tract_Tensor:$output);
+  let assemblyFormat = "$input `,` $indices attr-dict `:` functional-type(operands, results)";
+}
+
+//===----------------------------------------------------------------------===//
+// Operator: slice_dynamic
+//===----------------------------------------------------------------------===//
+def Tract_SliceDynamicOp : Tract_Op<"slice_dynamic", [Pure, AttrSizedOperandSegments]> {
+  let summary = "ONNX Slice with starts/ends/axes/steps read at run time (static result shape)";
+  let arguments = (ins Tract_Tensor:$input, Tract_IndexTensor:$starts, Tract_IndexTensor:$ends,
+                       Optional<Tract_IndexTensor>:$axes, Optional<Tract_IndexTensor>:$steps);
+  let results = (outs Tract_Tensor:$output);
+  let assemblyFormat = "$input `,` $starts `,` $ends (`axes` $axes^)? (`steps` $steps^)? attr-dict `:` "
+                       "functional-type(operands, results)";
+}
+
+//===----------------------------------------------------------------------===//
+// Operator: reduce_dynamic
+//===----------------------------------------------------------------------===//
+def Tract_ReduceDynamicOp : Tract_Op<"reduce_dynamic", [Pure]> {
+  let summary = "a reduction whose axes are read at run time (static result shape)";
+  let description = [{
+    `kind` names the reducer: sum, mean, max, min, prod, sum_square, l1, l2,
+    log_sum, log_sum_exp.
+  }];
+  let arguments = (ins Tract_Tensor:$input, Tract_IndexTensor:$axes, StrAttr:$kind,
+                       BoolAttr:$noop_with_empty_axes);
+  let results = (outs Tract_Tensor:$output);
+  let assemblyFormat = "$input `,` $axes attr-dict `:` functional-type(operands, results)";
+}
+
 #endif // TRACT_OPS_TD

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "tract/rt/common.h"
+#include "tract/rt/half.h"
 
 #include "tract/rt/data/cast_ref.h"
 #include "tract/rt/data/concat_ref.h"
@@ -25,8 +26,12 @@
 #include "tract/rt/linalg/det_ref.h"
 #include "tract/rt/linalg/matmul_ref.h"
 #include "tract/rt/nn/conv_ref.h"
+#include "tract/rt/nn/grid_sample_ref.h"
+#include "tract/rt/nn/max_unpool_ref.h"
+#include "tract/rt/nn/nms_ref.h"
 #include "tract/rt/nn/norm_ref.h"
 #include "tract/rt/nn/pool_ref.h"
+#include "tract/rt/nn/roi_align_ref.h"
 #include "tract/rt/nn/softmax_ref.h"
 #include "tract/rt/reduce/reduce_ref.h"
 #include "tract/rt/reduce/topk_ref.h"

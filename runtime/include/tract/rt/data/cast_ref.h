@@ -7,6 +7,7 @@
 #pragma once
 
 #include "tract/rt/common.h"
+#include "tract/rt/half.h"
 
 namespace tract {
 namespace rt {
@@ -29,7 +30,13 @@ inline float narrow_to_float(double v) {
 }
 
 template <class TO, class TI> inline TO cast_one(TI v) {
-  if constexpr (std::is_same<TO, bool>::value)
+  if constexpr (std::is_same<TI, half>::value && std::is_same<TO, half>::value)
+    return v;
+  else if constexpr (std::is_same<TI, half>::value) // half goes through float
+    return cast_one<TO>(half_to_float(v));
+  else if constexpr (std::is_same<TO, half>::value)
+    return float_to_half(cast_one<float>(v));
+  else if constexpr (std::is_same<TO, bool>::value)
     return v != TI(0);
   else if constexpr (std::is_same<TI, bool>::value)
     return v ? TO(1) : TO(0);

@@ -122,6 +122,64 @@ template <class T> void max_pool(const T *x, T *y, const PoolParams &p) {
   }
 }
 
+// max_pool plus the flat offset into x of each max (ONNX MaxPool's Indices
+// output): bc * in_plane + the spatial offset, row-major, or with
+// column_major (storage_order 1) the first spatial dim fastest (the
+// batch/channel part stays row-major, like onnxruntime). y is exactly
+// max_pool's; the first tap in row-major window order wins ties, and a window
+// whose taps never beat -inf (all -inf or NaN) points at its first in-bounds
+// tap. A window with no in-bounds tap gives -inf and index -1.
+template <class T>
+void max_pool_with_indices(const T *x, T *y, int64_t *indices,
+                           const PoolParams &p, bool column_major) {
+  const detail::Pool4 q = detail::pool4(p);
+  int64_t is[4];
+  if (column_major) {
+    is[0] = 1;
+    for (int d = 1; d < 4; ++d)
+      is[d] = is[d - 1] * q.in[d - 1];
+  } else {
+    is[3] = 1;
+    for (int d = 2; d >= 0; --d)
+      is[d] = is[d + 1] * q.in[d + 1];
+  }
+  for (int64_t bc = 0; bc < p.batch_channels; ++bc) {
+    const T *xp = x + bc * q.in_plane;
+    T *yp = y + bc * q.out_plane;
+    int64_t *ip = indices + bc * q.out_plane;
+    detail::pool_windows(q, [&](int64_t yi, const int64_t *start,
+                                const int64_t *klo, const int64_t *khi,
+                                int64_t) {
+      T m = detail::lowest_or_neg_inf<T>();
+      int64_t best = -1;
+      for (int64_t k0 = klo[0]; k0 < khi[0]; ++k0) {
+        const int64_t i0 = start[0] + k0 * q.dil[0];
+        for (int64_t k1 = klo[1]; k1 < khi[1]; ++k1) {
+          const int64_t i1 = start[1] + k1 * q.dil[1];
+          for (int64_t k2 = klo[2]; k2 < khi[2]; ++k2) {
+            const int64_t i2 = start[2] + k2 * q.dil[2];
+            const int64_t row =
+                ((i0 * q.in[1] + i1) * q.in[2] + i2) * q.in[3];
+            const int64_t irow = i0 * is[0] + i1 * is[1] + i2 * is[2];
+            for (int64_t k3 = klo[3]; k3 < khi[3]; ++k3) {
+              const int64_t i3 = start[3] + k3 * q.dil[3];
+              const T v = xp[row + i3];
+              if (m < v) {
+                m = v;
+                best = irow + i3 * is[3];
+              } else if (best < 0) {
+                best = irow + i3 * is[3];
+              }
+            }
+          }
+        }
+      }
+      yp[yi] = m;
+      ip[yi] = best < 0 ? -1 : bc * q.in_plane + best;
+    });
+  }
+}
+
 // Average; the divisor is the number of taps inside [-pad_begin, in+pad_end)
 // with count_include_pad, else the number of in-bounds taps (0 taps -> 0).
 template <class T> void avg_pool(const T *x, T *y, const PoolParams &p) {

@@ -228,6 +228,36 @@ void reduce(const T *x, const int64_t *in_shape, int rank, uint32_t axes_mask,
     y[i] = Op::finish(y[i], count);
 }
 
+// reduce() with the axes read at run time (n_axes entries of int32/int64;
+// negative ones wrap once, ones still outside [0, rank) are ignored,
+// repeats are harmless). No axes (n_axes <= 0 or axes == nullptr) reduces
+// every axis, or with noop_with_empty_axes none: that is a copy for
+// ReduceSum/Mean/Max/Min/Prod/LogSumExp and the reducer applied to each
+// element on its own for the others (x*x, |x|, log x), like the ONNX
+// reference for opset 18. y is in keepdims layout. rank > kMaxRank does
+// nothing.
+template <class Op, class T, class TA>
+void reduce_dynamic(const T *x, const int64_t *in_shape, int rank,
+                    const TA *axes, int64_t n_axes, bool noop_with_empty_axes,
+                    T *y) {
+  if (rank < 0 || rank > kMaxRank)
+    return;
+  uint32_t mask = 0;
+  if (axes == nullptr || n_axes <= 0) {
+    if (!noop_with_empty_axes)
+      mask = (uint32_t(1) << rank) - 1u;
+  } else {
+    for (int64_t i = 0; i < n_axes; ++i) {
+      int64_t a = static_cast<int64_t>(axes[i]);
+      if (a < 0)
+        a += rank;
+      if (a >= 0 && a < rank)
+        mask |= uint32_t(1) << a;
+    }
+  }
+  reduce<Op>(x, in_shape, rank, mask, y);
+}
+
 // x [outer, axis_len, inner] -> y [outer, inner]: index of the max (is_max) or
 // min along the axis; ties take the first index, or the last with
 // select_last. An empty axis gives 0.
