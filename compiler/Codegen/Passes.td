@@ -35,7 +35,7 @@ def TractPlanMemoryPass : Pass<"tract-plan-memory", "func::FuncOp"> {
 }
 
 def TractWidenF16Pass : Pass<"tract-widen-f16", "func::FuncOp"> {
-  let summary = "compute float16 arithmetic in float32";
+  let summary = "compute float16 and bfloat16 arithmetic in float32";
   let description = [{
     The runtime stores float16 but has no float16 arithmetic (most targets
     lack it, and ONNX Runtime's CPU kernels widen too). Every op other than

@@ -18,7 +18,7 @@ bool movesData(Operation *op) {
 
 Type widened(Type t) {
   auto tensor = dyn_cast<RankedTensorType>(t);
-  if (!tensor || !tensor.getElementType().isF16())
+  if (!tensor || !(tensor.getElementType().isF16() || tensor.getElementType().isBF16()))
     return Type();
   return RankedTensorType::get(tensor.getShape(), Float32Type::get(t.getContext()));
 }

@@ -36,6 +36,7 @@ std::string mlir::tract::cStringEscape(StringRef s) {
 const char *mlir::tract::dtypeName(Type t) {
   if (t.isF32()) return "f32";
   if (t.isF16()) return "f16";
+  if (t.isBF16()) return "bf16";
   if (t.isF64()) return "f64";
   if (t.isInteger(1)) return "bool";
   if (auto i = dyn_cast<IntegerType>(t)) {

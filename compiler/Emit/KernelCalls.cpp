@@ -16,6 +16,7 @@ using namespace mlir::tract;
 std::string mlir::tract::cppElementType(Type t) {
   if (t.isF32()) return "float";
   if (t.isF16()) return "tract::rt::half";
+  if (t.isBF16()) return "tract::rt::bfloat16";
   if (t.isF64()) return "double";
   if (t.isInteger(1)) return "bool";
   if (auto i = dyn_cast<IntegerType>(t))

@@ -41,18 +41,29 @@ mlir::tract::nodesOfLocation(Location loc) {
 
 Importer::Importer(MLIRContext &context, const onnx::Model &model)
     : builder(&context), opset(model.opset), context(context), model(model) {
-  registerMathConverters(converters);
-  registerNNConverters(converters);
-  registerTensorConverters(converters);
-  registerReduceConverters(converters);
-  registerLossConverters(converters);
-  registerIndexingConverters(converters);
-  registerGeneratorConverters(converters);
-  registerResizeConverters(converters);
-  registerQuantConverters(converters);
-  registerDetectionConverters(converters);
-  registerRecurrentConverters(converters);
-  registerTrainingConverters(converters);
+  registerAllConverters(converters);
+}
+
+void mlir::tract::registerAllConverters(ConverterTable &table) {
+  registerMathConverters(table);
+  registerNNConverters(table);
+  registerTensorConverters(table);
+  registerReduceConverters(table);
+  registerLossConverters(table);
+  registerIndexingConverters(table);
+  registerGeneratorConverters(table);
+  registerResizeConverters(table);
+  registerQuantConverters(table);
+  registerDetectionConverters(table);
+  registerRecurrentConverters(table);
+  registerTrainingConverters(table);
+  registerEinsumConverters(table);
+}
+
+std::vector<std::pair<std::string, int64_t>> mlir::tract::supportedOnnxOps() {
+  ConverterTable table;
+  registerAllConverters(table);
+  return table.entries();
 }
 
 GraphValue *Importer::lookup(const std::string &name) {

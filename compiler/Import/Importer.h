@@ -61,6 +61,11 @@ private:
   std::map<std::string, GraphValue> values;
 };
 
+/// Every converter of every op family.
+void registerAllConverters(ConverterTable &table);
+/// (op type, first supported opset), sorted; other domains as "domain.type".
+std::vector<std::pair<std::string, int64_t>> supportedOnnxOps();
+
 /// Location of an ONNX node: NameLoc(node name, NameLoc(op type)).
 Location nodeLocation(MLIRContext *ctx, llvm::StringRef nodeName, llvm::StringRef opType);
 /// The (node name, op type) pairs of a possibly fused location.

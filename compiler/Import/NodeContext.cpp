@@ -14,6 +14,7 @@ Type mlir::tract::elementTypeFor(MLIRContext *ctx, int32_t onnxType) {
   switch (onnxType) {
   case onnx::kFloat: return Float32Type::get(ctx);
   case onnx::kFloat16: return Float16Type::get(ctx);
+  case onnx::kBFloat16: return BFloat16Type::get(ctx);
   case onnx::kDouble: return Float64Type::get(ctx);
   case onnx::kBool: return IntegerType::get(ctx, 1);
   case onnx::kInt8: return IntegerType::get(ctx, 8);
@@ -31,6 +32,7 @@ Type mlir::tract::elementTypeFor(MLIRContext *ctx, int32_t onnxType) {
 int32_t mlir::tract::onnxTypeFor(Type t) {
   if (t.isF32()) return onnx::kFloat;
   if (t.isF16()) return onnx::kFloat16;
+  if (t.isBF16()) return onnx::kBFloat16;
   if (t.isF64()) return onnx::kDouble;
   if (t.isInteger(1)) return onnx::kBool;
   if (auto i = dyn_cast<IntegerType>(t)) {
@@ -49,6 +51,18 @@ int32_t mlir::tract::onnxTypeFor(Type t) {
 void ConverterTable::add(StringRef opType, int64_t sinceOpset, ConvertFn fn,
                          unsigned minInputs) {
   table[opType].push_back({sinceOpset, fn, minInputs});
+}
+
+std::vector<std::pair<std::string, int64_t>> ConverterTable::entries() const {
+  std::vector<std::pair<std::string, int64_t>> out;
+  for (const auto &kv : table) {
+    int64_t since = INT64_MAX;
+    for (const Entry &e : kv.second)
+      since = std::min(since, e.since);
+    out.push_back({kv.first().str(), since});
+  }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 const ConverterTable::Entry *ConverterTable::lookup(StringRef opType, int64_t opset) const {

@@ -139,6 +139,8 @@ public:
   };
   /// Null when the op type is unknown or needs a newer opset.
   const Entry *lookup(llvm::StringRef opType, int64_t opset) const;
+  /// (op type, first opset it converts from), sorted by op type.
+  std::vector<std::pair<std::string, int64_t>> entries() const;
 
 private:
   llvm::StringMap<SmallVector<Entry, 1>> table;
@@ -158,6 +160,7 @@ void registerDetectionConverters(ConverterTable &table);
 void registerRecurrentConverters(ConverterTable &table);
 /// Ops of other domains register as "<domain>.<op type>".
 void registerTrainingConverters(ConverterTable &table);
+void registerEinsumConverters(ConverterTable &table);
 
 // Element type mapping shared by the importer and the host evaluator.
 Type elementTypeFor(MLIRContext *ctx, int32_t onnxType);

@@ -128,12 +128,11 @@ std::vector<int64_t> axis_indices(int64_t dim, int64_t s, int64_t e,
 }
 
 template <class TI>
-std::vector<float> naive_slice(const std::vector<float> &x, const Shape &in,
-                               const std::vector<TI> &starts,
-                               const std::vector<TI> &ends,
-                               const std::vector<TI> *axes,
-                               const std::vector<TI> *steps,
-                               const Shape &out_shape) {
+std::vector<float>
+naive_slice(const std::vector<float> &x, const Shape &in,
+            const std::vector<TI> &starts, const std::vector<TI> &ends,
+            const std::vector<TI> *axes, const std::vector<TI> *steps,
+            const Shape &out_shape) {
   const int rank = int(in.size());
   std::vector<std::vector<int64_t>> idx(in.size());
   for (int d = 0; d < rank; ++d)
@@ -145,9 +144,9 @@ std::vector<float> naive_slice(const std::vector<float> &x, const Shape &in,
       a += rank;
     if (a < 0 || a >= rank)
       continue;
-    idx[size_t(a)] = axis_indices(in[size_t(a)], int64_t(starts[i]),
-                                  int64_t(ends[i]),
-                                  steps ? int64_t((*steps)[i]) : 1);
+    idx[size_t(a)] =
+        axis_indices(in[size_t(a)], int64_t(starts[i]), int64_t(ends[i]),
+                     steps ? int64_t((*steps)[i]) : 1);
   }
   const Shape xs = strides_of(in);
   std::vector<float> y(size_t(numel(out_shape)), 0.f);
@@ -232,8 +231,8 @@ TEST(MaxPoolWithIndices, RandomAgainstNaive) {
       if (!ok)
         continue;
       // Small integer values: plenty of ties.
-      const auto xi = random_vec<int>(size_t(c.bc * numel(c.in)), r.next(),
-                                      -3, 3);
+      const auto xi =
+          random_vec<int>(size_t(c.bc * numel(c.in)), r.next(), -3, 3);
       const std::vector<float> x(xi.begin(), xi.end());
       for (bool col : {false, true}) {
         std::vector<float> y(size_t(c.bc * numel(out)) + 1, 9.f), ym, wy;
@@ -306,8 +305,8 @@ TEST(MaxUnpool, DebianOnnxCases) {
   for (const auto &c : cases) {
     std::vector<float> y(c.y.size(), 3.f);
     rt::max_unpool_nd(c.x.data(), c.indices.data(), y.data(),
-                      int64_t(c.x.size()), c.idx_shape.data(),
-                      c.y_shape.data(), int(c.y_shape.size()));
+                      int64_t(c.x.size()), c.idx_shape.data(), c.y_shape.data(),
+                      int(c.y_shape.size()));
     EXPECT_TRUE(all_equal(y, c.y)) << c.name;
     if (c.idx_shape == c.y_shape) {
       std::fill(y.begin(), y.end(), 3.f);
@@ -322,8 +321,8 @@ TEST(MaxUnpool, FlatAgainstNaive) {
   for (int64_t n_y : tail_sizes())
     for (int64_t n_x : {int64_t(0), int64_t(1), n_y / 2 + 1, n_y + 3}) {
       const auto x = random_vec<float>(size_t(n_x), uint64_t(n_x * 31 + n_y));
-      const auto i64 = random_vec<int64_t>(size_t(n_x), uint64_t(n_y), -3,
-                                           double(n_y + 2));
+      const auto i64 =
+          random_vec<int64_t>(size_t(n_x), uint64_t(n_y), -3, double(n_y + 2));
       std::vector<float> want(size_t(n_y), 0.f);
       for (size_t i = 0; i < x.size(); ++i)
         if (i64[i] >= 0 && i64[i] < n_y)
@@ -451,9 +450,9 @@ template <class TI> void slice_random(uint64_t seed) {
         const size_t d = size_t(r.range(0, rank - 1));
         out[d] = std::max<int64_t>(0, out[d] + (variant == 1 ? 2 : -1));
       }
-      const auto want = naive_slice<TI>(x, in, starts, ends,
-                                        default_axes ? nullptr : &axes,
-                                        default_steps ? nullptr : &steps, out);
+      const auto want =
+          naive_slice<TI>(x, in, starts, ends, default_axes ? nullptr : &axes,
+                          default_steps ? nullptr : &steps, out);
       std::vector<float> y(want.size() + 1, -9.f);
       rt::slice_dynamic(x.data(), y.data(), in.data(), rank, starts.data(),
                         ends.data(), default_axes ? nullptr : axes.data(),
@@ -481,7 +480,8 @@ TEST(SliceDynamic, EdgeCases) {
   const int64_t s0[] = {0}, e0[] = {4}, a0[] = {0}, st0[] = {0};
   const Shape o0{2, 3};
   rt::slice_dynamic(x.data(), y, in.data(), 2, s0, e0, a0, st0, 1, o0.data());
-  EXPECT_TRUE(all_equal(std::vector<float>(y, y + 6), std::vector<float>(6, 0.f)));
+  EXPECT_TRUE(
+      all_equal(std::vector<float>(y, y + 6), std::vector<float>(6, 0.f)));
   // An axis out of range is ignored; a repeated axis: the last one wins.
   const int64_t s1[] = {1, 0, 2}, e1[] = {3, 4, 4}, a1[] = {5, 0, 0};
   const Shape o1{2, 3};
@@ -580,8 +580,8 @@ TEST(ReduceDynamic, AgainstNaive) {
         reduce_dynamic_case<rt::op::ReduceSum, int64_t>(in, {}, noop, seed++);
         reduce_dynamic_case<rt::op::ReduceSumSquare, int32_t>(in, {}, noop,
                                                               seed++);
-        reduce_dynamic_case<rt::op::ReduceSum, int64_t>(
-            in, {int64_t(-1)}, noop, seed++);
+        reduce_dynamic_case<rt::op::ReduceSum, int64_t>(in, {int64_t(-1)}, noop,
+                                                        seed++);
         reduce_dynamic_case<rt::op::ReduceSum, int32_t>(
             in, {0, int32_t(rank - 1)}, noop, seed++);
         // Out-of-range axes are ignored, repeats are harmless.
@@ -596,13 +596,11 @@ TEST(ReduceDynamic, NoopAppliesTheReducerPerElement) {
   const Shape in{2, 2};
   const float x[] = {-1, 2, -3, 4};
   float y[4];
-  rt::reduce_dynamic<rt::op::ReduceMax>(x, in.data(), 2,
-                                        static_cast<const int64_t *>(nullptr),
-                                        0, true, y);
+  rt::reduce_dynamic<rt::op::ReduceMax>(
+      x, in.data(), 2, static_cast<const int64_t *>(nullptr), 0, true, y);
   EXPECT_TRUE(all_equal(std::vector<float>(y, y + 4), {-1, 2, -3, 4}));
-  rt::reduce_dynamic<rt::op::ReduceL1>(x, in.data(), 2,
-                                       static_cast<const int64_t *>(nullptr),
-                                       0, true, y);
+  rt::reduce_dynamic<rt::op::ReduceL1>(
+      x, in.data(), 2, static_cast<const int64_t *>(nullptr), 0, true, y);
   EXPECT_TRUE(all_equal(std::vector<float>(y, y + 4), {1, 2, 3, 4}));
   rt::reduce_dynamic<rt::op::ReduceSumSquare>(
       x, in.data(), 2, static_cast<const int64_t *>(nullptr), 0, true, y);
@@ -611,9 +609,8 @@ TEST(ReduceDynamic, NoopAppliesTheReducerPerElement) {
       x, in.data(), 2, static_cast<const int64_t *>(nullptr), 0, true, y);
   EXPECT_TRUE(all_near(std::vector<float>(y, y + 4), {-1, 2, -3, 4}));
   // Without noop, no axes reduce everything.
-  rt::reduce_dynamic<rt::op::ReduceMin>(x, in.data(), 2,
-                                        static_cast<const int64_t *>(nullptr),
-                                        0, false, y);
+  rt::reduce_dynamic<rt::op::ReduceMin>(
+      x, in.data(), 2, static_cast<const int64_t *>(nullptr), 0, false, y);
   EXPECT_EQ(y[0], -3.f);
   // Integer elements and int32 axes.
   const int32_t xi[] = {1, 2, 3, 4, 5, 6};

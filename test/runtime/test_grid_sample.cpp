@@ -98,7 +98,8 @@ std::vector<double> naive(const GsRef &p, const std::vector<double> &x,
               const double x0 = std::floor(px), y0 = std::floor(py);
               const double lx = px - x0, ly = py - y0;
               const int64_t xi = int64_t(x0), yi = int64_t(y0);
-              v = (1 - lx) * (1 - ly) * at(yi, xi) + lx * (1 - ly) * at(yi, xi + 1) +
+              v = (1 - lx) * (1 - ly) * at(yi, xi) +
+                  lx * (1 - ly) * at(yi, xi + 1) +
                   (1 - lx) * ly * at(yi + 1, xi) + lx * ly * at(yi + 1, xi + 1);
             }
           }
@@ -115,13 +116,13 @@ void check_random(const GsRef &p, uint64_t seed, double gmin, double gmax,
                   double tol) {
   const auto xd =
       random_vec<double>(size_t(p.n * p.c * p.h * p.w), seed, -3.0, 3.0);
-  const auto gd = random_vec<double>(size_t(p.n * p.oh * p.ow * 2), seed + 7,
-                                     gmin, gmax);
+  const auto gd =
+      random_vec<double>(size_t(p.n * p.oh * p.ow * 2), seed + 7, gmin, gmax);
   const std::vector<T> x(xd.begin(), xd.end()), g(gd.begin(), gd.end());
   const std::vector<double> xr(x.begin(), x.end()), gr(g.begin(), g.end());
   std::vector<T> y(size_t(p.n * p.c * p.oh * p.ow) + 1, T(777));
-  const rt::GridSampleParams gp{p.n, p.c, p.h, p.w, p.oh, p.ow, p.mode, p.pad,
-                                p.align};
+  const rt::GridSampleParams gp{p.n,  p.c,    p.h,   p.w,    p.oh,
+                                p.ow, p.mode, p.pad, p.align};
   rt::grid_sample(x.data(), g.data(), y.data(), gp);
   ASSERT_EQ(y.back(), T(777));
   std::vector<bool> skip;
@@ -174,8 +175,15 @@ TEST(GridSample, RandomAgainstNaive) {
           for (int64_t w : {1, 2, 5, 9, 17}) {
             const int64_t oh = (h * 3 + w) % 5 + 1;
             const int64_t ow = tail_sizes()[size_t(seed % 9)];
-            const GsRef p{1 + int64_t(seed % 2), 1 + int64_t(seed % 3), h, w,
-                          oh, ow, mode, pad, align};
+            const GsRef p{1 + int64_t(seed % 2),
+                          1 + int64_t(seed % 3),
+                          h,
+                          w,
+                          oh,
+                          ow,
+                          mode,
+                          pad,
+                          align};
             // Mostly inside [-1, 1], with excursions well outside.
             check_random<float>(p, seed, -1.6, 1.6, 2e-4);
             check_random<double>(p, seed + 1000, -3.5, 3.5, 1e-9);
@@ -188,8 +196,15 @@ TEST(GridSample, HandComputed) {
   const float x[] = {1, 2, 3, 4, 5, 6};
   const float g[] = {-1, -1, 1, 1, 0, 0, 0, 1, -1, 0};
   float y[5];
-  rt::GridSampleParams p{1, 1, 2, 3, 1, 5, rt::GridSampleMode::Bilinear,
-                         rt::GridSamplePadding::Zeros, true};
+  rt::GridSampleParams p{1,
+                         1,
+                         2,
+                         3,
+                         1,
+                         5,
+                         rt::GridSampleMode::Bilinear,
+                         rt::GridSamplePadding::Zeros,
+                         true};
   rt::grid_sample(x, g, y, p);
   EXPECT_TRUE(all_near(std::vector<float>(y, y + 5), {1, 6, 3.5f, 5, 2.5f}));
   // Without align_corners the corners are pixel edges: (-1,-1) is (-0.5,
@@ -212,8 +227,9 @@ TEST(GridSample, HandComputed) {
   p.padding = rt::GridSamplePadding::Zeros;
   const float x8[] = {1, 2, 3, 4, 5, 6, 7, 8}; // 2x4
   const float gn[] = {-0.5f, -0.5f, 0.f, -0.5f};
-  rt::grid_sample(x8, gn, y, rt::GridSampleParams{1, 1, 2, 4, 1, 2,
-                                                  p.mode, p.padding, false});
+  rt::grid_sample(
+      x8, gn, y,
+      rt::GridSampleParams{1, 1, 2, 4, 1, 2, p.mode, p.padding, false});
   EXPECT_EQ(y[0], 1.f);
   EXPECT_EQ(y[1], 3.f);
   // Bicubic reproduces a constant inside the input with border padding.
@@ -230,16 +246,15 @@ TEST(GridSample, HandComputed) {
 TEST(GridSample, DegenerateInputsStayInBounds) {
   const float x[] = {1, 2, 3, 4};
   const float big = 3e38f, inf = INFINITY, nan = NAN;
-  const float g[] = {nan, 0, 0, nan, inf, 0, -inf, 0, big, big, -big, -big,
-                     1e10f, -1e10f, 2.5e9f, 0};
+  const float g[] = {nan, 0,   0,    nan,  inf,   0,      -inf,   0,
+                     big, big, -big, -big, 1e10f, -1e10f, 2.5e9f, 0};
   for (auto mode : kModes)
     for (auto pad : kPads)
       for (bool align : {false, true}) {
         float y[8 + 1];
         y[8] = 99.f;
-        rt::grid_sample(x, g, y,
-                        rt::GridSampleParams{1, 1, 2, 2, 1, 8, mode, pad,
-                                             align});
+        rt::grid_sample(
+            x, g, y, rt::GridSampleParams{1, 1, 2, 2, 1, 8, mode, pad, align});
         EXPECT_EQ(y[8], 99.f);
         // Zero padding never invents values; far-away points read 0.
         if (pad == rt::GridSamplePadding::Zeros &&

@@ -71,8 +71,8 @@ std::vector<int64_t> naive(const NmsP &p, const std::vector<T> &boxes,
         bool sup = false;
         for (int64_t k : kept)
           sup = sup || iou(&boxes[size_t((b * p.spatial + k) * 4)],
-                           &boxes[size_t((b * p.spatial + i) * 4)], p.center) >
-                           double(p.iou);
+                           &boxes[size_t((b * p.spatial + i) * 4)],
+                           p.center) > double(p.iou);
         if (!sup)
           kept.push_back(i);
       }
@@ -82,8 +82,7 @@ std::vector<int64_t> naive(const NmsP &p, const std::vector<T> &boxes,
   return out;
 }
 
-template <class T>
-void check_random(const NmsP &p, uint64_t seed) {
+template <class T> void check_random(const NmsP &p, uint64_t seed) {
   Rng r(seed);
   std::vector<T> boxes, scores;
   for (int64_t i = 0; i < p.batches * p.spatial; ++i) {
@@ -106,9 +105,8 @@ void check_random(const NmsP &p, uint64_t seed) {
   for (int64_t max_rows : {n, n + 3, n / 2}) {
     std::vector<int64_t> sel(size_t(3 * max_rows) + 1, 12345);
     const int64_t got = rt::non_max_suppression(
-        boxes.data(), scores.data(), sel.data(), max_rows, p.batches,
-        p.classes, p.spatial, p.max_per_class, p.iou, p.score_thr, p.has_thr,
-        p.center);
+        boxes.data(), scores.data(), sel.data(), max_rows, p.batches, p.classes,
+        p.spatial, p.max_per_class, p.iou, p.score_thr, p.has_thr, p.center);
     ASSERT_EQ(sel.back(), 12345);
     sel.pop_back();
     const int64_t m = std::min(n, max_rows);
@@ -149,9 +147,9 @@ TEST(Nms, RandomAgainstNaive) {
       for (int64_t mpc : {0, 1, 2, 5, 1000})
         for (float iou : {0.f, 0.3f, 0.5f, 1.f})
           for (int variant = 0; variant < 3; ++variant) {
-            const NmsP p{1 + int64_t(seed % 2), classes, spatial, mpc, iou,
-                         variant == 1 ? 0.4f : 0.f, variant != 0,
-                         variant == 2};
+            const NmsP p{
+                1 + int64_t(seed % 2),     classes,      spatial,     mpc, iou,
+                variant == 1 ? 0.4f : 0.f, variant != 0, variant == 2};
             check_random<float>(p, seed);
             if (seed % 4 == 0)
               check_random<double>(p, seed + 1);

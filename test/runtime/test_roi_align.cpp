@@ -61,9 +61,13 @@ std::vector<double> naive(const RoiP &p, const std::vector<double> &x,
     }
     const double bh = rh / double(p.oh), bw = rw / double(p.ow);
     const int64_t gh =
-        p.ratio > 0 ? p.ratio : std::max<int64_t>(0, int64_t(std::ceil(rh / double(p.oh))));
+        p.ratio > 0
+            ? p.ratio
+            : std::max<int64_t>(0, int64_t(std::ceil(rh / double(p.oh))));
     const int64_t gw =
-        p.ratio > 0 ? p.ratio : std::max<int64_t>(0, int64_t(std::ceil(rw / double(p.ow))));
+        p.ratio > 0
+            ? p.ratio
+            : std::max<int64_t>(0, int64_t(std::ceil(rw / double(p.ow))));
     for (int64_t ch = 0; ch < p.c; ++ch) {
       const double *plane = &x[size_t((b * p.c + ch) * p.h * p.w)];
       for (int64_t ph = 0; ph < p.oh; ++ph)
@@ -71,12 +75,15 @@ std::vector<double> naive(const RoiP &p, const std::vector<double> &x,
           double acc = 0.0, mx = -INFINITY;
           for (int64_t iy = 0; iy < gh; ++iy)
             for (int64_t ix = 0; ix < gw; ++ix) {
-              const double yy = sh + double(ph) * bh + (double(iy) + 0.5) * bh / double(gh);
-              const double xx = sw + double(pw) * bw + (double(ix) + 0.5) * bw / double(gw);
+              const double yy =
+                  sh + double(ph) * bh + (double(iy) + 0.5) * bh / double(gh);
+              const double xx =
+                  sw + double(pw) * bw + (double(ix) + 0.5) * bw / double(gw);
               double t[4];
               taps(plane, p.h, p.w, yy, xx, t);
               acc += t[0] + t[1] + t[2] + t[3];
-              mx = std::max(mx, std::max(std::max(t[0], t[1]), std::max(t[2], t[3])));
+              mx = std::max(
+                  mx, std::max(std::max(t[0], t[1]), std::max(t[2], t[3])));
             }
           double v = 0.0;
           if (gh > 0 && gw > 0)
@@ -98,26 +105,31 @@ void check_random(const RoiP &p, uint64_t seed, double tol) {
   for (int64_t r = 0; r < p.num_rois; ++r) {
     // Rois in (scaled) input coordinates, some spilling outside, some
     // flipped (malformed), and a bad batch index now and then.
-    const double sx = double(p.w) / double(p.scale), sy = double(p.h) / double(p.scale);
-    double x1 = rng.uniform(-0.3 * sx, 1.1 * sx), y1 = rng.uniform(-0.3 * sy, 1.1 * sy);
-    double x2 = x1 + rng.uniform(-0.2 * sx, sx), y2 = y1 + rng.uniform(-0.2 * sy, sy);
+    const double sx = double(p.w) / double(p.scale),
+                 sy = double(p.h) / double(p.scale);
+    double x1 = rng.uniform(-0.3 * sx, 1.1 * sx),
+           y1 = rng.uniform(-0.3 * sy, 1.1 * sy);
+    double x2 = x1 + rng.uniform(-0.2 * sx, sx),
+           y2 = y1 + rng.uniform(-0.2 * sy, sy);
     rd.insert(rd.end(), {x1, y1, x2, y2});
-    bi.push_back(r % 5 == 4 ? (r % 2 ? p.n : -1) : int64_t(rng.range(0, p.n - 1)));
+    bi.push_back(r % 5 == 4 ? (r % 2 ? p.n : -1)
+                            : int64_t(rng.range(0, p.n - 1)));
   }
   const std::vector<T> x(xd.begin(), xd.end()), rois(rd.begin(), rd.end());
-  const std::vector<double> xr(x.begin(), x.end()), rr(rois.begin(), rois.end());
+  const std::vector<double> xr(x.begin(), x.end()),
+      rr(rois.begin(), rois.end());
   const std::vector<TI> bit(bi.begin(), bi.end());
   std::vector<T> y(size_t(p.num_rois * p.c * p.oh * p.ow) + 1, T(555));
-  rt::roi_align(x.data(), rois.data(), bit.data(), y.data(), p.n, p.c, p.h,
-                p.w, p.num_rois, p.oh, p.ow, p.ratio, p.scale, p.max_mode,
+  rt::roi_align(x.data(), rois.data(), bit.data(), y.data(), p.n, p.c, p.h, p.w,
+                p.num_rois, p.oh, p.ow, p.ratio, p.scale, p.max_mode,
                 p.half_pixel);
   ASSERT_EQ(y.back(), T(555));
   y.pop_back();
   const auto want = naive(p, xr, rr, bi);
   for (size_t i = 0; i < want.size(); ++i)
     ASSERT_TRUE(near(double(y[i]), want[i], tol, tol))
-        << "at " << i << " h=" << p.h << " w=" << p.w << " out=" << p.oh
-        << "x" << p.ow << " ratio=" << p.ratio << " max=" << p.max_mode
+        << "at " << i << " h=" << p.h << " w=" << p.w << " out=" << p.oh << "x"
+        << p.ow << " ratio=" << p.ratio << " max=" << p.max_mode
         << " half=" << p.half_pixel;
 }
 
@@ -148,9 +160,19 @@ TEST(RoiAlign, RandomAgainstNaive) {
           for (int64_t w : {1, 3, 8, 17}) {
             const int64_t oh = tail_sizes()[size_t(seed % 5)];
             const int64_t ow = tail_sizes()[size_t((seed / 3) % 7)];
-            const float scale = seed % 3 == 0 ? 0.5f : (seed % 3 == 1 ? 1.f : 0.25f);
-            const RoiP p{1 + int64_t(seed % 3), 1 + int64_t(seed % 2), h, w,
-                         6, oh, ow, ratio, scale, max_mode, half};
+            const float scale =
+                seed % 3 == 0 ? 0.5f : (seed % 3 == 1 ? 1.f : 0.25f);
+            const RoiP p{1 + int64_t(seed % 3),
+                         1 + int64_t(seed % 2),
+                         h,
+                         w,
+                         6,
+                         oh,
+                         ow,
+                         ratio,
+                         scale,
+                         max_mode,
+                         half};
             check_random<float, int64_t>(p, seed, 2e-5);
             check_random<double, int32_t>(p, seed + 99, 1e-10);
             ++seed;
@@ -172,21 +194,19 @@ TEST(RoiAlign, HandComputedRamp) {
                        {1.5f, 3.5f, 1.5f, 3.5f, 0, 0, 0, 0}, 1e-6, 1e-6));
   // max mode: the largest weighted tap; samples on integer columns put all
   // the weight on one tap, so it is the largest sample.
-  rt::roi_align(x.data(), rois, bi, y, 1, 1, 6, 8, 2, 2, 2, 2, 1.f, true,
-                true);
+  rt::roi_align(x.data(), rois, bi, y, 1, 1, 6, 8, 2, 2, 2, 2, 1.f, true, true);
   EXPECT_TRUE(all_near(std::vector<float>(y, y + 4), {2, 4, 2, 4}, 1e-6, 1e-6));
   // output_half_pixel forces a degenerate roi to 1x1 around its corner.
   const float pt[] = {3, 2, 3, 2};
-  rt::roi_align(x.data(), pt, bi, y, 1, 1, 6, 8, 1, 1, 1, 2, 1.f, false,
-                false);
+  rt::roi_align(x.data(), pt, bi, y, 1, 1, 6, 8, 1, 1, 1, 2, 1.f, false, false);
   EXPECT_NEAR(y[0], 3.5f, 1e-6);
   // A zero-sized input plane gives zeros.
   y[0] = 9.f;
-  rt::roi_align(x.data(), pt, bi, y, 1, 1, 0, 8, 1, 1, 1, 2, 1.f, false,
-                false);
+  rt::roi_align(x.data(), pt, bi, y, 1, 1, 0, 8, 1, 1, 1, 2, 1.f, false, false);
   EXPECT_EQ(y[0], 0.f);
   // NaN / huge rois and an adaptive grid never read out of bounds.
-  const float bad[] = {NAN, 0, 3, 3, -1e30f, -1e30f, 1e30f, 1e30f, 0, 0, NAN, NAN};
+  const float bad[] = {NAN,   0,     3, 3, -1e30f, -1e30f,
+                       1e30f, 1e30f, 0, 0, NAN,    NAN};
   const int64_t b3[] = {0, 0, 0};
   float yb[3] = {7, 7, 7};
   rt::roi_align(x.data(), bad, b3, yb, 1, 1, 6, 8, 3, 1, 1, 1, 1.f, false,

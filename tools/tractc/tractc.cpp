@@ -33,8 +33,7 @@ namespace {
 
 cl::OptionCategory category("tractc options");
 
-cl::opt<std::string> inputPath(cl::Positional, cl::desc("<model.onnx>"), cl::Required,
-                               cl::cat(category));
+cl::opt<std::string> inputPath(cl::Positional, cl::desc("<model.onnx>"), cl::cat(category));
 cl::opt<std::string> outputPath("o", cl::desc("Output file: OUT.cpp (OUT.h is written beside "
                                               "it); with --emit=IR stages, '-' or omitted "
                                               "prints to stdout"),
@@ -56,6 +55,9 @@ cl::opt<std::string> emitStage("emit",
 cl::opt<bool> withMain("main", cl::desc("Add a main() driver: ./model in0.npy ... -o OUTDIR "
                                         "[--repeat N] [--threads T]"),
                        cl::cat(category));
+cl::opt<bool> listOps("list-ops",
+                      cl::desc("Print the supported ONNX ops as a Markdown table and exit"),
+                      cl::cat(category));
 cl::opt<std::string> reportPath("report", cl::desc("Write a JSON description of the kernels"),
                                 cl::value_desc("FILE.json"), cl::cat(category));
 
@@ -173,6 +175,14 @@ int main(int argc, char **argv) {
       "tractc: compile an ONNX model to heap-free C++ (model.cpp + model.h)\n\n"
       "  tractc model.onnx -o model.cpp [--input-shape x=1,3,224,224] [--main]\n");
 
+  if (listOps) {
+    llvm::outs() << "| ONNX op | opsets |\n|---|---|\n";
+    for (const auto &[op, since] : mlir::tract::supportedOnnxOps())
+      llvm::outs() << "| " << op << " | " << since << "+ |\n";
+    return 0;
+  }
+  if (inputPath.empty())
+    return fail("no input model (see --help)");
   modelName = llvm::sys::path::filename(inputPath).str();
   static const char *const stages[] = {"import", "optimize", "plan", "cpp"};
   if (std::find(std::begin(stages), std::end(stages), emitStage.getValue()) == std::end(stages))

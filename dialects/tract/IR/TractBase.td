@@ -37,10 +37,10 @@ def Tract_I64Attr : TypedSignlessIntegerAttrBase<I64, "int64_t",
 }
 
 // Tensor element types the runtime implements.
-def Tract_ElementType : AnyTypeOf<[F16, F32, F64, I1, I8, I16, I32, I64,
+def Tract_ElementType : AnyTypeOf<[F16, BF16, F32, F64, I1, I8, I16, I32, I64,
                                    UI8, UI16, UI32, UI64]>;
 def Tract_Tensor : RankedTensorOf<[Tract_ElementType]>;
-def Tract_FloatTensor : RankedTensorOf<[F16, F32, F64]>;
+def Tract_FloatTensor : RankedTensorOf<[F16, BF16, F32, F64]>;
 def Tract_IndexTensor : RankedTensorOf<[I32, I64]>;
 
 //===----------------------------------------------------------------------===//

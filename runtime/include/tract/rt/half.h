@@ -1,4 +1,4 @@
-// tract runtime: IEEE binary16 (ONNX float16) as a storage type.
+// tract runtime: IEEE binary16 (ONNX float16) and bfloat16 as storage types.
 //
 // Kernels never compute in half: the compiler widens half arithmetic to
 // float (tract-widen-f16) and only casts and data movement see this type.
@@ -65,6 +65,27 @@ inline half float_to_half(float f) {
   if (rem > 0x1000u || (rem == 0x1000u && (h & 1u)))
     ++h;
   return {static_cast<uint16_t>(sign | h)};
+}
+
+// bfloat16: the top half of a float.
+struct bfloat16 {
+  uint16_t bits;
+};
+
+inline float bfloat16_to_float(bfloat16 h) {
+  const uint32_t x = static_cast<uint32_t>(h.bits) << 16;
+  float f;
+  std::memcpy(&f, &x, sizeof f);
+  return f;
+}
+
+inline bfloat16 float_to_bfloat16(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, sizeof x);
+  if ((x & 0x7fffffffu) > 0x7f800000u) // NaN: keep it quiet
+    return {static_cast<uint16_t>((x >> 16) | 0x40u)};
+  x += 0x7fffu + ((x >> 16) & 1u); // round to nearest even
+  return {static_cast<uint16_t>(x >> 16)};
 }
 
 } // namespace rt

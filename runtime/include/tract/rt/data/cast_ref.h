@@ -30,8 +30,12 @@ inline float narrow_to_float(double v) {
 }
 
 template <class TO, class TI> inline TO cast_one(TI v) {
-  if constexpr (std::is_same<TI, half>::value && std::is_same<TO, half>::value)
+  if constexpr (std::is_same<TI, TO>::value)
     return v;
+  else if constexpr (std::is_same<TI, bfloat16>::value) // through float
+    return cast_one<TO>(bfloat16_to_float(v));
+  else if constexpr (std::is_same<TO, bfloat16>::value)
+    return float_to_bfloat16(cast_one<float>(v));
   else if constexpr (std::is_same<TI, half>::value) // half goes through float
     return cast_one<TO>(half_to_float(v));
   else if constexpr (std::is_same<TO, half>::value)

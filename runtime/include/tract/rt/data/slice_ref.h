@@ -69,8 +69,7 @@ void slice_dynamic(const T *x, T *y, const int64_t *in_shape, int rank,
                    const TI *starts, const TI *ends,
                    const detail::nodeduce_t<TI> *axes /*nullable: 0..n-1*/,
                    const detail::nodeduce_t<TI> *steps /*nullable: 1*/,
-                   int64_t n_axes,
-                   const int64_t *out_shape) {
+                   int64_t n_axes, const int64_t *out_shape) {
   if (rank < 0 || rank > kMaxRank)
     return;
   int64_t start[kMaxRank], step[kMaxRank], len[kMaxRank];

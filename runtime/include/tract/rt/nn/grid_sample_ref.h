@@ -37,9 +37,8 @@ struct GridSampleParams {
 namespace detail {
 
 template <class T>
-using gs_acc_t =
-    typename std::conditional<std::is_floating_point<T>::value, T,
-                              double>::type;
+using gs_acc_t = typename std::conditional<std::is_floating_point<T>::value, T,
+                                           double>::type;
 
 template <class T, class A> inline T gs_from_acc(A v) {
   if constexpr (std::is_floating_point<T>::value)
@@ -96,11 +95,15 @@ inline A gs_pad(A v, int64_t size, GridSamplePadding pad, bool align) {
 }
 
 // Integer coordinate of an already safe (finite, int-ranged) value.
-template <class A> inline int64_t gs_int(A v) { return static_cast<int64_t>(v); }
+template <class A> inline int64_t gs_int(A v) {
+  return static_cast<int64_t>(v);
+}
 
 template <class A> inline void gs_cubic_coeffs(A t, A *w) {
   const A a = A(-0.75);
-  const auto c1 = [a](A x) { return ((a + A(2)) * x - (a + A(3))) * x * x + A(1); };
+  const auto c1 = [a](A x) {
+    return ((a + A(2)) * x - (a + A(3))) * x * x + A(1);
+  };
   const auto c2 = [a](A x) {
     return ((a * x - A(5) * a) * x + A(8) * a) * x - A(4) * a;
   };
@@ -177,8 +180,7 @@ void grid_sample(const T *x /*[n,c,in_h,in_w]*/,
         const int64_t iy = detail::gs_int(std::nearbyint(py));
         const bool in = ix >= 0 && ix < W && iy >= 0 && iy < H;
         for (int64_t ch = 0; ch < p.c; ++ch)
-          yb[ch * out_plane + o] =
-              in ? xb[ch * in_plane + iy * W + ix] : T(0);
+          yb[ch * out_plane + o] = in ? xb[ch * in_plane + iy * W + ix] : T(0);
         continue;
       }
       // Bilinear.

@@ -40,8 +40,7 @@ template <class TI> inline bool unpool_index(TI raw, int64_t *out) {
 } // namespace detail
 
 template <class T, class TI>
-void max_unpool(const T *x, const TI *indices, T *y, int64_t n_x,
-                int64_t n_y) {
+void max_unpool(const T *x, const TI *indices, T *y, int64_t n_x, int64_t n_y) {
   for (int64_t i = 0; i < n_y; ++i)
     y[i] = T(0);
   for (int64_t i = 0; i < n_x; ++i) {
@@ -53,8 +52,7 @@ void max_unpool(const T *x, const TI *indices, T *y, int64_t n_x,
 
 template <class T, class TI>
 void max_unpool_nd(const T *x, const TI *indices, T *y, int64_t n_x,
-                   const int64_t *idx_shape, const int64_t *y_shape,
-                   int rank) {
+                   const int64_t *idx_shape, const int64_t *y_shape, int rank) {
   if (rank < 0 || rank > kMaxRank)
     return;
   for (int d = 0; d < rank; ++d)

@@ -24,9 +24,7 @@ namespace rt {
 
 namespace detail {
 
-template <class T> struct NmsBox {
-  T x_min, y_min, x_max, y_max;
-};
+template <class T> struct NmsBox { T x_min, y_min, x_max, y_max; };
 
 template <class T> inline NmsBox<T> nms_box(const T *b, bool center) {
   NmsBox<T> r;
@@ -116,9 +114,9 @@ int64_t non_max_suppression(const T *boxes /*[batches,spatial,4]*/,
           prev_i = best;
           bool suppressed = false;
           for (int64_t k = first; k < count && !suppressed; ++k)
-            suppressed = detail::nms_suppress(bx + 4 * selected[3 * k + 2],
-                                              bx + 4 * best, center_point_box,
-                                              iou_thr);
+            suppressed =
+                detail::nms_suppress(bx + 4 * selected[3 * k + 2],
+                                     bx + 4 * best, center_point_box, iou_thr);
           if (suppressed)
             continue;
           if (count >= max_rows) {

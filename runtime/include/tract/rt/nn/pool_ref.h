@@ -158,8 +158,7 @@ void max_pool_with_indices(const T *x, T *y, int64_t *indices,
           const int64_t i1 = start[1] + k1 * q.dil[1];
           for (int64_t k2 = klo[2]; k2 < khi[2]; ++k2) {
             const int64_t i2 = start[2] + k2 * q.dil[2];
-            const int64_t row =
-                ((i0 * q.in[1] + i1) * q.in[2] + i2) * q.in[3];
+            const int64_t row = ((i0 * q.in[1] + i1) * q.in[2] + i2) * q.in[3];
             const int64_t irow = i0 * is[0] + i1 * is[1] + i2 * is[2];
             for (int64_t k3 = klo[3]; k3 < khi[3]; ++k3) {
               const int64_t i3 = start[3] + k3 * q.dil[3];

@@ -64,7 +64,8 @@ inline RoiSample<A> roi_sample(A yy, A xx, int64_t h, int64_t w) {
 template <class A> inline int64_t roi_grid(int64_t ratio, A size, int64_t out) {
   if (ratio > 0)
     return ratio;
-  const double g = std::ceil(static_cast<double>(size) / static_cast<double>(out));
+  const double g =
+      std::ceil(static_cast<double>(size) / static_cast<double>(out));
   return g > 0.0 ? float_to_int<int64_t>(g) : 0; // NaN -> 0
 }
 
@@ -79,11 +80,10 @@ template <class T, class A> inline T roi_from_acc(A v) {
 
 template <class T, class TI>
 void roi_align(const T *x, const T *rois /*[num_rois,4]*/,
-               const TI *batch_indices,
-               T *y /*[num_rois,c,out_h,out_w]*/, int64_t n, int64_t c,
-               int64_t h, int64_t w, int64_t num_rois, int64_t out_h,
-               int64_t out_w, int64_t sampling_ratio, float spatial_scale,
-               bool max_mode, bool half_pixel) {
+               const TI *batch_indices, T *y /*[num_rois,c,out_h,out_w]*/,
+               int64_t n, int64_t c, int64_t h, int64_t w, int64_t num_rois,
+               int64_t out_h, int64_t out_w, int64_t sampling_ratio,
+               float spatial_scale, bool max_mode, bool half_pixel) {
   using A = typename std::conditional<std::is_floating_point<T>::value, T,
                                       double>::type;
   if (num_rois <= 0 || c <= 0 || out_h <= 0 || out_w <= 0)
@@ -96,8 +96,7 @@ void roi_align(const T *x, const T *rois /*[num_rois,4]*/,
     T *yr = y + r * c * out_plane;
     int64_t b;
     if constexpr (std::is_floating_point<TI>::value)
-      b = detail::float_to_int<int64_t>(
-          static_cast<double>(batch_indices[r]));
+      b = detail::float_to_int<int64_t>(static_cast<double>(batch_indices[r]));
     else
       b = static_cast<int64_t>(batch_indices[r]);
     if (b < 0 || b >= n || h <= 0 || w <= 0) {
@@ -126,13 +125,13 @@ void roi_align(const T *x, const T *rois /*[num_rois,4]*/,
         const int64_t o = ph * out_w + pw;
         bool first = true;
         for (int64_t iy = 0; iy < gh; ++iy) {
-          const A yy = start_h + static_cast<A>(ph) * bin_h +
-                       (static_cast<A>(iy) + A(0.5)) * bin_h /
-                           static_cast<A>(gh);
+          const A yy =
+              start_h + static_cast<A>(ph) * bin_h +
+              (static_cast<A>(iy) + A(0.5)) * bin_h / static_cast<A>(gh);
           for (int64_t ix = 0; ix < gw; ++ix) {
-            const A xx = start_w + static_cast<A>(pw) * bin_w +
-                         (static_cast<A>(ix) + A(0.5)) * bin_w /
-                             static_cast<A>(gw);
+            const A xx =
+                start_w + static_cast<A>(pw) * bin_w +
+                (static_cast<A>(ix) + A(0.5)) * bin_w / static_cast<A>(gw);
             const detail::RoiSample<A> s = detail::roi_sample(yy, xx, h, w);
             for (int64_t ch = 0; ch < c; ++ch) {
               const T *xp = xb + ch * in_plane;
