@@ -58,6 +58,7 @@ void mlir::tract::registerAllConverters(ConverterTable &table) {
   registerRecurrentConverters(table);
   registerTrainingConverters(table);
   registerEinsumConverters(table);
+  registerSequenceConverters(table);
 }
 
 std::vector<std::pair<std::string, int64_t>> mlir::tract::supportedOnnxOps() {
@@ -307,11 +308,22 @@ LogicalResult Importer::convertNode(const onnx::Node &node) {
     if (i >= node.inputs.size() || node.inputs[i].empty())
       return emitError(loc) << "expected at least " << converter->minInputs
                             << " inputs, got " << node.inputs.size();
-  for (const std::string &in : node.inputs)
-    if (!in.empty() && !lookup(in))
+  static const std::set<std::string> takesSequences = {
+      "SequenceAt", "SequenceInsert", "SequenceErase", "SequenceLength", "ConcatFromSequence",
+      "Identity"};
+  for (const std::string &in : node.inputs) {
+    if (in.empty())
+      continue;
+    GraphValue *v = lookup(in);
+    if (!v)
       return emitError(loc) << "input '" << in
                             << "' is not produced by any earlier node (the "
                                "graph is not topologically sorted or is malformed)";
+    if (v->sequence && !takesSequences.count(node.opType)) {
+      unsupported = true;
+      return emitError(loc) << "unsupported: sequence input '" << in << "' to " << node.opType;
+    }
+  }
   Block *block = &func.getBody().front();
   Operation *lastBefore = block->empty() ? nullptr : &block->back();
   NodeContext ctx(*this, node, loc);
@@ -341,6 +353,12 @@ ImportResult Importer::run(const ImportOptions &options) {
     if (!v) {
       emitError(builder.getUnknownLoc())
           << "graph output '" << out.name << "' is not produced by any node";
+      return result;
+    }
+    if (v->sequence) {
+      result.unsupported = true;
+      emitError(builder.getUnknownLoc())
+          << "unsupported: graph output '" << out.name << "' is a sequence";
       return result;
     }
     outputs.push_back(materialize(*v, out.name));

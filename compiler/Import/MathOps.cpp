@@ -14,9 +14,22 @@ LogicalResult convertUnary(NodeContext &c) {
 
 template <typename OpT>
 LogicalResult convertBinary(NodeContext &c) {
-  if (c.opset() < 7 && c.attrInt("broadcast", 0) != 0 && c.hasAttr("axis"))
-    return c.unsupported("legacy broadcast with an axis (opset < 7)");
-  FailureOr<Value> v = c.make<OpT>(c.input(0), c.input(1));
+  Value rhs = c.input(1);
+  if (c.opset() < 7 && c.attrInt("broadcast", 0) != 0) {
+    // Legacy broadcasting: B's shape is a run of A's dims starting at `axis`
+    // (default: A's last dims); lay B out at that position.
+    auto at = c.inputType(0), bt = c.inputType(1);
+    int64_t axis = c.attrInt("axis", at.getRank() - bt.getRank());
+    if (axis < 0)
+      axis += at.getRank();
+    if (axis < 0 || axis + bt.getRank() > at.getRank())
+      return c.fail("expected B's dims to fit in A's from axis " + std::to_string(axis));
+    SmallVector<int64_t> shape(at.getRank(), 1);
+    for (int64_t i = 0; i < bt.getRank(); ++i)
+      shape[axis + i] = bt.getDimSize(i);
+    rhs = c.reshape(rhs, shape);
+  }
+  FailureOr<Value> v = c.make<OpT>(c.input(0), rhs);
   if (failed(v))
     return failure();
   c.setOutput(0, *v);

@@ -214,7 +214,24 @@ void NodeContext::setConstOutput(size_t i, HostTensor t) {
   }
 }
 
+const SmallVector<Value> *NodeContext::sequenceInput(size_t i) {
+  if (!hasInput(i))
+    return nullptr;
+  GraphValue *v = importer.lookup(node.inputs[i]);
+  return v ? v->sequence.get() : nullptr;
+}
+
+void NodeContext::setSequenceOutput(size_t i, SmallVector<Value> elements) {
+  if (i < node.outputs.size() && !node.outputs[i].empty())
+    importer.bind(node.outputs[i],
+                  {Value(), nullptr, std::make_shared<const SmallVector<Value>>(std::move(elements))});
+}
+
 void NodeContext::forward(size_t i, size_t j) {
+  if (const SmallVector<Value> *seq = sequenceInput(j)) {
+    setSequenceOutput(i, *seq);
+    return;
+  }
   if (const HostTensor *t = constInput(j))
     setConstOutput(i, *t);
   else

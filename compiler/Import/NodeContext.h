@@ -36,6 +36,9 @@ LogicalResult checkTensorType(RankedTensorType type, Location loc);
 struct GraphValue {
   Value value;
   std::shared_ptr<const HostTensor> constant;
+  /// An ONNX sequence: its length and element shapes are static here, so it
+  /// exists only at import time as the list of its tensors.
+  std::shared_ptr<const SmallVector<Value>> sequence;
 };
 
 class Importer;
@@ -81,6 +84,9 @@ public:
   void setConstOutput(size_t i, HostTensor t);
   /// Binds output i to input j, keeping its compile-time value if known.
   void forward(size_t i, size_t j);
+  /// The tensors of a sequence input, or null when input i is not one.
+  const SmallVector<Value> *sequenceInput(size_t i);
+  void setSequenceOutput(size_t i, SmallVector<Value> elements);
   /// Binds output i to a just-created value; passes a failure through.
   LogicalResult bind(FailureOr<Value> v, size_t i = 0);
 
@@ -161,6 +167,7 @@ void registerRecurrentConverters(ConverterTable &table);
 /// Ops of other domains register as "<domain>.<op type>".
 void registerTrainingConverters(ConverterTable &table);
 void registerEinsumConverters(ConverterTable &table);
+void registerSequenceConverters(ConverterTable &table);
 
 // Element type mapping shared by the importer and the host evaluator.
 Type elementTypeFor(MLIRContext *ctx, int32_t onnxType);

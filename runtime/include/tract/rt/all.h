@@ -35,3 +35,8 @@
 #include "tract/rt/nn/softmax_ref.h"
 #include "tract/rt/reduce/reduce_ref.h"
 #include "tract/rt/reduce/topk_ref.h"
+#include "tract/rt/data/compress_ref.h"
+#include "tract/rt/data/nonzero_ref.h"
+#include "tract/rt/data/unique_ref.h"
+#include "tract/rt/signal/dft_ref.h"
+#include "tract/rt/signal/stft_ref.h"

@@ -82,8 +82,10 @@ void dft(const T *x, T *y, int64_t outer, int64_t n, int64_t inner,
          bool onesided) {
   if (outer <= 0 || inner <= 0 || dft_length <= 0 || in_components <= 0)
     return;
+  if (n < 0)
+    n = 0;
   const int64_t bins = onesided ? dft_length / 2 + 1 : dft_length;
-  const int64_t count = n < dft_length ? (n < 0 ? 0 : n) : dft_length;
+  const int64_t count = n < dft_length ? n : dft_length;
   const detail::DftTwiddles tw(dft_length);
   const int64_t x_stride = inner * in_components, y_stride = inner * 2;
   for (int64_t o = 0; o < outer; ++o) {
