@@ -706,6 +706,58 @@ LogicalResult mlir::tract::buildKernelCall(Operation *op, KernelCall &call) {
         call.flops = x.getNumElements();
         return success();
       })
+      .Case([&](NonZeroOp nz) {
+        auto x = typeOf(nz.getInput());
+        std::string xs = b.array("kShape", x.getShape());
+        b.line(fmt::format("(void)tract::rt::nonzero(in0, {}, {}, out0, {});", xs, x.getRank(),
+                           result.getDimSize(1)));
+        call.flops = x.getNumElements();
+        return success();
+      })
+      .Case([&](CompressOp cp) {
+        auto x = typeOf(cp.getInput());
+        auto [outer, len, inner] = splitAt(x.getShape(), cp.getAxis());
+        b.line(fmt::format("(void)tract::rt::compress(in0, in1, {}, out0, {}, {}, {}, {});",
+                           typeOf(cp.getCond()).getNumElements(), outer, len, inner,
+                           result.getDimSize(cp.getAxis())));
+        return success();
+      })
+      .Case([&](UniqueOp u) {
+        auto x = typeOf(u.getInput());
+        auto [outer, len, inner] = splitAt(x.getShape(), u.getAxis());
+        b.line(fmt::format("(void)tract::rt::unique(in0, {}, {}, {}, {}, out0, out1, out2, out3, {});",
+                           outer, len, inner, u.getSorted() ? "true" : "false",
+                           result.getDimSize(u.getAxis())));
+        call.flops = len * len * outer * inner;
+        return success();
+      })
+      .Case([&](DftOp d) {
+        auto x = typeOf(d.getInput());
+        int64_t axis = d.getAxis();
+        int64_t outer = product(x.getShape().take_front(axis));
+        int64_t inner = product(x.getShape().slice(axis + 1, x.getRank() - axis - 2));
+        b.line(fmt::format("tract::rt::dft(in0, out0, {}, {}, {}, {}, {}, {}, {});", outer,
+                           x.getDimSize(axis), inner, x.getShape().back(), d.getDftLength(),
+                           d.getInverse() ? "true" : "false", d.getOnesided() ? "true" : "false"));
+        call.flops = 8 * outer * inner * x.getDimSize(axis) * d.getDftLength();
+        return success();
+      })
+      .Case([&](StftOp st) {
+        auto sig = typeOf(st.getSignal());
+        std::string window = st.getWindow()
+                                 ? std::string("in1")
+                                 : fmt::format("static_cast<const {} *>(nullptr)",
+                                               cppElementType(sig.getElementType()));
+        std::string step = st.getRuntimeFrameStep()
+                               ? fmt::format("static_cast<int64_t>(in{}[0])", st.getWindow() ? 2 : 1)
+                               : std::to_string(st.getFrameStep());
+        b.line(fmt::format("tract::rt::stft(in0, {}, out0, {}, {}, {}, {}, {}, {}, {});", window,
+                           sig.getDimSize(0), sig.getDimSize(1), sig.getDimSize(2),
+                           step, st.getFrameLength(), result.getDimSize(1),
+                           st.getOnesided() ? "true" : "false"));
+        call.flops = 8 * n * st.getFrameLength();
+        return success();
+      })
       .Default([&](Operation *) -> LogicalResult {
         return op->emitError("internal: no C++ kernel for ") << op->getName();
       });

@@ -59,6 +59,7 @@ void mlir::tract::registerAllConverters(ConverterTable &table) {
   registerTrainingConverters(table);
   registerEinsumConverters(table);
   registerSequenceConverters(table);
+  registerDataDependentConverters(table);
 }
 
 std::vector<std::pair<std::string, int64_t>> mlir::tract::supportedOnnxOps() {

@@ -168,6 +168,7 @@ void registerRecurrentConverters(ConverterTable &table);
 void registerTrainingConverters(ConverterTable &table);
 void registerEinsumConverters(ConverterTable &table);
 void registerSequenceConverters(ConverterTable &table);
+void registerDataDependentConverters(ConverterTable &table);
 
 // Element type mapping shared by the importer and the host evaluator.
 Type elementTypeFor(MLIRContext *ctx, int32_t onnxType);

@@ -606,4 +606,54 @@ def Tract_ReduceDynamicOp : Tract_Op<"reduce_dynamic", [Pure]> {
   let assemblyFormat = "$input `,` $axes attr-dict `:` functional-type(operands, results)";
 }
 
+//===----------------------------------------------------------------------===//
+// Data-dependent output sizes: a static upper bound, unused slots filled.
+//===----------------------------------------------------------------------===//
+def Tract_NonZeroOp : Tract_Op<"nonzero", [Pure]> {
+  let summary = "indices [rank, count] of the nonzero elements (count padded with -1)";
+  let arguments = (ins Tract_Tensor:$input);
+  let results = (outs RankedTensorOf<[I64]>:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
+
+def Tract_CompressOp : Tract_Op<"compress", [Pure]> {
+  let summary = "slices along `axis` where cond is true (count padded with zeros)";
+  let arguments = (ins Tract_Tensor:$input, Tract_Tensor:$cond, Tract_I64Attr:$axis);
+  let results = (outs Tract_Tensor:$output);
+  let assemblyFormat = "$input `,` $cond attr-dict `:` functional-type(operands, results)";
+}
+
+def Tract_UniqueOp : Tract_Op<"unique", [Pure]> {
+  let summary = "unique slices along `axis`, with first indices, inverse map and counts";
+  let arguments = (ins Tract_Tensor:$input, Tract_I64Attr:$axis, BoolAttr:$sorted);
+  let results = (outs Tract_Tensor:$output, RankedTensorOf<[I64]>:$indices,
+                      RankedTensorOf<[I64]>:$inverse, RankedTensorOf<[I64]>:$counts);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type(results)";
+}
+
+//===----------------------------------------------------------------------===//
+// Signal processing
+//===----------------------------------------------------------------------===//
+def Tract_DftOp : Tract_Op<"dft", [Pure]> {
+  let summary = "discrete Fourier transform along `axis` (last dim: 1 real or 2 complex)";
+  let arguments = (ins Tract_FloatTensor:$input, Tract_I64Attr:$axis, Tract_I64Attr:$dft_length,
+                       BoolAttr:$inverse, BoolAttr:$onesided);
+  let results = (outs Tract_FloatTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
+
+def Tract_StftOp : Tract_Op<"stft", [Pure, AttrSizedOperandSegments]> {
+  let summary = "short-time Fourier transform of [batch, length, 1|2] signals";
+  let description = [{
+    A frame step computed at run time is the `runtime_frame_step` operand
+    (the frame count then comes from the model's declared result shape).
+  }];
+  let arguments = (ins Tract_FloatTensor:$signal, Optional<Tract_FloatTensor>:$window,
+                       Optional<Tract_IndexTensor>:$runtime_frame_step,
+                       Tract_I64Attr:$frame_step, Tract_I64Attr:$frame_length, BoolAttr:$onesided);
+  let results = (outs Tract_FloatTensor:$output);
+  let assemblyFormat = "$signal (`window` $window^)? (`step` $runtime_frame_step^)? attr-dict `:` "
+                       "functional-type(operands, results)";
+}
+
 #endif // TRACT_OPS_TD

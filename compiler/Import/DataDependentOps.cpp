@@ -1,0 +1,154 @@
+//===- DataDependentOps.cpp - NonZero, Compress, Unique; DFT and STFT -----------===//
+//
+// NonZero, Compress and Unique produce as many elements as the data asks
+// for. The static size is the one the model declares when it does (exact),
+// otherwise the upper bound; slots past the run-time count are padded (-1
+// for indices, zeros for values). Never a heap allocation.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/Import/NodeContext.h"
+
+using namespace mlir;
+using namespace mlir::tract;
+
+namespace {
+
+// Dim `d` of output i as the model declares it, or `fallback`.
+int64_t declaredDim(NodeContext &c, size_t i, int64_t rank, int64_t d, int64_t fallback) {
+  RankedTensorType t = c.declaredOutputType(i);
+  return t && t.getRank() == rank ? t.getDimSize(d) : fallback;
+}
+
+LogicalResult convertNonZero(NodeContext &c) {
+  auto xt = c.inputType(0);
+  if (xt.getRank() == 0)
+    return c.unsupported("NonZero of a scalar");
+  int64_t count = declaredDim(c, 0, 2, 1, xt.getNumElements());
+  auto type = RankedTensorType::get({xt.getRank(), count}, c.builder().getI64Type());
+  c.setOutput(0, c.makeTyped<NonZeroOp>(type, c.input(0)));
+  return success();
+}
+
+LogicalResult convertCompress(NodeContext &c) {
+  auto xt = c.inputType(0);
+  Value x = c.input(0);
+  int64_t axis = 0;
+  if (c.hasAttr("axis")) {
+    auto a = normalizeAxis(c.attrInt("axis", 0), xt.getRank());
+    if (failed(a))
+      return c.fail("expected an axis in range");
+    axis = *a;
+  } else {
+    x = c.reshape(x, {xt.getNumElements()});
+  }
+  auto flat = cast<RankedTensorType>(x.getType());
+  int64_t bound = std::min(flat.getDimSize(axis), c.inputType(1).getNumElements());
+  SmallVector<int64_t> shape(flat.getShape());
+  shape[axis] = declaredDim(c, 0, flat.getRank(), axis, bound);
+  c.setOutput(0, c.makeTyped<CompressOp>(RankedTensorType::get(shape, xt.getElementType()), x,
+                                         c.input(1), axis));
+  return success();
+}
+
+LogicalResult convertUnique(NodeContext &c) {
+  auto xt = c.inputType(0);
+  Value x = c.input(0);
+  int64_t axis = 0;
+  if (c.hasAttr("axis")) {
+    auto a = normalizeAxis(c.attrInt("axis", 0), xt.getRank());
+    if (failed(a))
+      return c.fail("expected an axis in range");
+    axis = *a;
+  } else {
+    x = c.reshape(x, {xt.getNumElements()});
+  }
+  auto flat = cast<RankedTensorType>(x.getType());
+  int64_t len = flat.getDimSize(axis);
+  int64_t count = declaredDim(c, 0, flat.getRank(), axis, len);
+  if (count == len)
+    count = declaredDim(c, 1, 1, 0, len);
+  SmallVector<int64_t> shape(flat.getShape());
+  shape[axis] = count;
+  Type i64 = c.builder().getI64Type();
+  auto op = c.builder().create<UniqueOp>(
+      c.loc, RankedTensorType::get(shape, xt.getElementType()), RankedTensorType::get({count}, i64),
+      RankedTensorType::get({len}, i64), RankedTensorType::get({count}, i64), x, axis,
+      c.attrInt("sorted", 1) != 0);
+  for (size_t i = 0; i < 4; ++i)
+    c.setOutput(i, op->getResult(i));
+  return success();
+}
+
+LogicalResult convertDft(NodeContext &c) {
+  auto xt = c.inputType(0);
+  if (xt.getRank() < 3 || (xt.getShape().back() != 1 && xt.getShape().back() != 2))
+    return c.fail("expected [batch, signal..., 1 or 2]");
+  auto axis = normalizeAxis(c.attrInt("axis", 1), xt.getRank() - 1);
+  if (failed(axis) || *axis == 0)
+    return c.fail("expected a signal axis in [1, rank - 1)");
+  bool onesided = c.attrInt("onesided", 0) != 0, inverse = c.attrInt("inverse", 0) != 0;
+  int64_t length = xt.getDimSize(*axis);
+  if (c.hasInput(1)) {
+    auto l = c.constInts(1);
+    if (l && l->size() == 1)
+      length = (*l)[0];
+    else if (RankedTensorType d = c.declaredOutputType(0); d && !onesided && d.getRank() == xt.getRank())
+      length = d.getDimSize(*axis);
+    else
+      return c.unsupported("a DFT length computed at run time");
+  }
+  if (length < 1)
+    return c.fail("expected a positive DFT length");
+  SmallVector<int64_t> shape(xt.getShape());
+  shape[*axis] = onesided ? length / 2 + 1 : length;
+  shape.back() = 2;
+  c.setOutput(0, c.makeTyped<DftOp>(RankedTensorType::get(shape, xt.getElementType()), c.input(0),
+                                    *axis, length, inverse, onesided));
+  return success();
+}
+
+LogicalResult convertStft(NodeContext &c) {
+  auto st = c.inputType(0);
+  if (st.getRank() != 3 || (st.getShape().back() != 1 && st.getShape().back() != 2))
+    return c.fail("expected a signal of shape [batch, length, 1 or 2]");
+  auto step = c.constInts(1);
+  Value runtimeStep;
+  RankedTensorType declared = c.declaredOutputType(0);
+  if (!step && declared && declared.getRank() == 4 && c.inputType(1).getNumElements() == 1) {
+    runtimeStep = c.cast(c.input(1), c.builder().getI64Type());
+    step = SmallVector<int64_t>{1}; // placeholder; frames come from the declared shape
+  }
+  if (!step || step->size() != 1 || (*step)[0] < 1)
+    return c.unsupported("an STFT frame_step computed at run time");
+  int64_t frameLength = -1;
+  if (c.hasInput(3)) {
+    auto l = c.constInts(3);
+    if (!l || l->size() != 1)
+      return c.unsupported("an STFT frame_length computed at run time");
+    frameLength = (*l)[0];
+  } else if (c.hasInput(2)) {
+    frameLength = c.inputType(2).getNumElements();
+  }
+  if (frameLength < 1 || frameLength > st.getDimSize(1))
+    return c.fail("expected a frame length in [1, signal length]");
+  bool onesided = c.attrInt("onesided", 1) != 0;
+  int64_t frames = runtimeStep ? declared.getDimSize(1)
+                               : (st.getDimSize(1) - frameLength) / (*step)[0] + 1;
+  auto type = RankedTensorType::get(
+      {st.getDimSize(0), frames, onesided ? frameLength / 2 + 1 : frameLength, 2},
+      st.getElementType());
+  Value window = c.hasInput(2) ? c.cast(c.input(2), st.getElementType()) : Value();
+  c.setOutput(0, c.makeTyped<StftOp>(type, c.input(0), window, runtimeStep, (*step)[0],
+                                     frameLength, onesided));
+  return success();
+}
+
+} // namespace
+
+void mlir::tract::registerDataDependentConverters(ConverterTable &t) {
+  t.add("NonZero", 9, convertNonZero);
+  t.add("Compress", 9, convertCompress, 2);
+  t.add("Unique", 11, convertUnique);
+  t.add("DFT", 17, convertDft);
+  t.add("STFT", 17, convertStft, 2);
+}
