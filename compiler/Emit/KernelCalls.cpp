@@ -459,13 +459,23 @@ LogicalResult mlir::tract::buildKernelCall(Operation *op, KernelCall &call) {
       .Case([&](PadOp p) {
         auto x = typeOf(p.getInput());
         std::string in = b.array("kInShape", x.getShape());
-        std::string begin = b.array("kPadBegin", p.getPads().take_front(x.getRank()));
+        std::string begin;
+        if (!p.getRuntimePads()) {
+          begin = b.array("kPadBegin", p.getPads().take_front(x.getRank()));
+        } else {
+          // Begin pads computed by the model: copied from the operand.
+          b.line(fmt::format("int64_t padBegin[{0}];\n  for (int i = 0; i < {0}; ++i) "
+                             "padBegin[i] = in1[i];", x.getRank()));
+          begin = "padBegin";
+        }
         std::string out = b.array("kOutShape", result.getShape());
         StringRef mode = p.getMode();
         const char *m = mode == "reflect" ? "Reflect" : mode == "edge" ? "Edge" : "Constant";
+        std::string value = p.getRuntimeValue()
+                                ? fmt::format("in{}[0]", p.getRuntimePads() ? 2 : 1)
+                                : cppLiteral(p.getValue().convertToDouble(), result.getElementType());
         b.line(fmt::format("tract::rt::pad(in0, out0, {}, {}, {}, {}, tract::rt::PadMode::{}, {});",
-                           in, x.getRank(), begin, out, m,
-                           cppLiteral(p.getValue().convertToDouble(), result.getElementType())));
+                           in, x.getRank(), begin, out, m, value));
         return success();
       })
       .Case([&](TileOp t) {

@@ -111,7 +111,7 @@ LogicalResult convertMaxUnpool(NodeContext &c) {
         return c.fail("expected an output_shape at least the default one");
       padding[xt.getRank() + i] = (*s)[i] - shape[i];
     }
-    if (failed(c.bind(c.make<PadOp>(y, c.builder().getDenseI64ArrayAttr(padding),
+    if (failed(c.bind(c.make<PadOp>(y, Value(), Value(), c.builder().getDenseI64ArrayAttr(padding),
                                     c.builder().getStringAttr("constant"),
                                     c.builder().getF64FloatAttr(0.0)))))
       return failure();

@@ -464,6 +464,34 @@ LogicalResult convertDropout(NodeContext &c) {
   return success();
 }
 
+// MeanVarianceNormalization: (x - mean) / sqrt(var) over `axes`, with the
+// function body's epsilon (1e-9) guarding the division.
+LogicalResult convertMeanVarianceNorm(NodeContext &c) {
+  auto xt = c.inputType(0);
+  SmallVector<int64_t> axes = c.attrInts("axes", {0, 2, 3});
+  for (int64_t &a : axes) {
+    auto n = normalizeAxis(a, xt.getRank());
+    if (failed(n))
+      return c.fail("expected axes in range");
+    a = *n;
+  }
+  llvm::sort(axes);
+  Type element = xt.getElementType();
+  FailureOr<Value> mean = c.make<ReduceMeanOp>(c.input(0), axes, true);
+  if (failed(mean))
+    return failure();
+  FailureOr<Value> d = c.make<SubOp>(c.input(0), *mean);
+  FailureOr<Value> sq = failed(d) ? d : c.make<MulOp>(*d, *d);
+  FailureOr<Value> var = failed(sq) ? sq : c.make<ReduceMeanOp>(*sq, axes, true);
+  if (failed(var))
+    return failure();
+  Value sd = c.builder().create<SqrtOp>(c.loc, *var);
+  FailureOr<Value> denom = c.make<AddOp>(sd, c.constantScalar(element, 1e-9));
+  if (failed(denom))
+    return failure();
+  return c.bind(c.make<DivOp>(*d, *denom));
+}
+
 } // namespace
 
 void mlir::tract::registerNNConverters(ConverterTable &t) {
@@ -483,4 +511,5 @@ void mlir::tract::registerNNConverters(ConverterTable &t) {
   t.add("InstanceNormalization", 6, convertInstanceNorm, 3);
   t.add("LRN", 1, convertLrn);
   t.add("Dropout", 1, convertDropout);
+  t.add("MeanVarianceNormalization", 9, convertMeanVarianceNorm);
 }

@@ -529,16 +529,42 @@ LogicalResult convertPad(NodeContext &c) {
     pads = c.attrInts("pads");
     value = c.attrFloat("value", 0.0f);
   } else {
-    auto p = requireInts(c, 1, "Pad pads");
-    if (!p)
-      return failure();
-    pads = *p;
+    auto p = c.constInts(1);
+    Value runtimeValue;
     if (c.hasInput(2)) {
       auto v = c.constDoubles(2);
-      if (!v)
-        return c.unsupported("a Pad value computed at run time");
-      value = v->empty() ? 0 : (*v)[0];
+      if (v)
+        value = v->empty() ? 0 : (*v)[0];
+      else if (c.inputType(2).getNumElements() == 1)
+        runtimeValue = c.reshape(c.cast(c.input(2), xt.getElementType()), {1});
+      else
+        return c.fail("expected a one-element pad value");
     }
+    RankedTensorType declared = c.declaredOutputType(0);
+    if ((!p || runtimeValue) && !c.hasInput(3)) {
+      // Pads or value known at run time only: the kernel reads them; the
+      // declared result shape is the static one.
+      if (!p && (!declared || declared.getRank() != rank ||
+                 c.inputType(1).getNumElements() != 2 * rank))
+        return runtimeOperand(c, 1, "Pad pads");
+      SmallVector<int64_t> shapePads(2 * rank, 0);
+      if (p) {
+        shapePads = *p;
+      } else {
+        for (int64_t i = 0; i < rank; ++i)
+          shapePads[rank + i] = declared.getDimSize(i) - xt.getDimSize(i);
+      }
+      std::string mode = c.attrString("mode", "constant");
+      if (mode == "wrap")
+        return c.unsupported("Pad mode 'wrap'");
+      Value runtimePads = p ? Value() : c.cast(c.input(1), c.builder().getI64Type());
+      return c.bind(c.make<PadOp>(c.input(0), runtimePads, runtimeValue,
+                                  c.builder().getDenseI64ArrayAttr(shapePads),
+                                  c.builder().getStringAttr(mode), c.builder().getF64FloatAttr(value)));
+    }
+    if (!p)
+      return runtimeOperand(c, 1, "Pad pads");
+    pads = *p;
     if (c.hasInput(3)) {
       auto axes = requireInts(c, 3, "Pad axes");
       if (!axes)
@@ -559,7 +585,8 @@ LogicalResult convertPad(NodeContext &c) {
   std::string mode = c.attrString("mode", "constant");
   if (mode == "wrap")
     return c.unsupported("Pad mode 'wrap'");
-  return c.bind(c.make<PadOp>(c.input(0), c.builder().getDenseI64ArrayAttr(pads), c.builder().getStringAttr(mode),
+  return c.bind(c.make<PadOp>(c.input(0), Value(), Value(), c.builder().getDenseI64ArrayAttr(pads),
+                              c.builder().getStringAttr(mode),
                                     c.builder().getF64FloatAttr(value)));
 }
 

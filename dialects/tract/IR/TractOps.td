@@ -355,13 +355,22 @@ def Tract_CastOp : Tract_Op<"cast", [Pure, SameOperandsAndResultShape]> {
   let hasFolder = 1;
 }
 
-def Tract_PadOp : Tract_Op<"pad", [Pure, InferTypeOpAdaptor]> {
+def Tract_PadOp : Tract_Op<"pad", [Pure, InferTypeOpAdaptor, AttrSizedOperandSegments]> {
   let summary = "pad (or crop, with negative pads) every dim";
-  let arguments = (ins Tract_Tensor:$input, DenseI64ArrayAttr:$pads,
+  let description = [{
+    With `runtime_pads` the begin pads are read from that tensor at run time;
+    `pads` then only records the static result shape. `runtime_value`, when
+    present, replaces `value`.
+  }];
+  let arguments = (ins Tract_Tensor:$input, Optional<Tract_IndexTensor>:$runtime_pads,
+                       Optional<Tract_Tensor>:$runtime_value,
+                       DenseI64ArrayAttr:$pads,
                        DefaultValuedAttr<StrAttr, "\"constant\"">:$mode,
                        DefaultValuedAttr<F64Attr, "0.0">:$value);
   let results = (outs Tract_Tensor:$output);
-  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let assemblyFormat = "$input (`runtime_pads` $runtime_pads^ `:` type($runtime_pads))? "
+                       "(`runtime_value` $runtime_value^ `:` type($runtime_value))? attr-dict `:` "
+                       "type($input) `->` type($output)";
   let hasVerifier = 1;
 }
 
