@@ -768,6 +768,26 @@ LogicalResult mlir::tract::buildKernelCall(Operation *op, KernelCall &call) {
         call.flops = 8 * n * st.getFrameLength();
         return success();
       })
+      .Case([&](TfIdfOp t) {
+        auto x = typeOf(t.getInput());
+        int64_t batch = x.getRank() == 2 ? x.getDimSize(0) : 1;
+        std::string pool = b.array("kPool", t.getPool());
+        std::string counts = b.array("kNgramCounts", t.getNgramCounts());
+        std::string indexes = b.array("kNgramIndexes", t.getNgramIndexes());
+        std::string weights = "static_cast<const float *>(nullptr)";
+        if (!t.getWeights().empty()) {
+          SmallVector<std::string> parts;
+          for (float w : t.getWeights())
+            parts.push_back(cppLiteral(w, Float32Type::get(op->getContext())));
+          b.line(fmt::format("static constexpr float kWeights[] = {{{}}};", fmt::join(parts, ", ")));
+          weights = "kWeights";
+        }
+        b.line(fmt::format("tract::rt::tfidf(in0, out0, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {});",
+                           batch, x.getShape().back(), t.getMinGram(), t.getMaxGram(), t.getMaxSkip(),
+                           t.getMode(), pool, t.getPool().size(), counts, t.getNgramCounts().size(),
+                           indexes, weights, result.getShape().back()));
+        return success();
+      })
       .Default([&](Operation *) -> LogicalResult {
         return op->emitError("internal: no C++ kernel for ") << op->getName();
       });

@@ -143,6 +143,40 @@ LogicalResult convertStft(NodeContext &c) {
   return success();
 }
 
+LogicalResult convertTfIdf(NodeContext &c) {
+  auto xt = c.inputType(0);
+  if (xt.getRank() < 1 || xt.getRank() > 2)
+    return c.fail("expected a 1-D or 2-D input");
+  if (!xt.getElementType().isInteger(32) && !xt.getElementType().isInteger(64))
+    return c.unsupported("TfIdfVectorizer on strings");
+  SmallVector<int64_t> pool = c.attrInts("pool_int64s"), counts = c.attrInts("ngram_counts"),
+                       indexes = c.attrInts("ngram_indexes");
+  SmallVector<float> weights = c.attrFloats("weights");
+  std::string mode = c.attrString("mode", "TF");
+  int64_t modeId = mode == "TF" ? 0 : mode == "IDF" ? 1 : mode == "TFIDF" ? 2 : -1;
+  if (modeId < 0)
+    return c.fail("expected mode TF, IDF or TFIDF, got '" + mode + "'");
+  if (pool.empty() || counts.empty() || indexes.empty())
+    return c.fail("expected pool_int64s, ngram_counts and ngram_indexes");
+  int64_t features = 0;
+  for (int64_t i : indexes)
+    features = std::max(features, i + 1);
+  SmallVector<int64_t> shape;
+  if (xt.getRank() == 2)
+    shape.push_back(xt.getDimSize(0));
+  shape.push_back(features);
+  auto &b = c.builder();
+  c.setOutput(0, c.makeTyped<TfIdfOp>(
+                     RankedTensorType::get(shape, b.getF32Type()), c.input(0),
+                     b.getI64IntegerAttr(c.attrInt("min_gram_length", 1)),
+                     b.getI64IntegerAttr(c.attrInt("max_gram_length", 1)),
+                     b.getI64IntegerAttr(c.attrInt("max_skip_count", 0)),
+                     b.getI64IntegerAttr(modeId), b.getDenseI64ArrayAttr(pool),
+                     b.getDenseI64ArrayAttr(counts), b.getDenseI64ArrayAttr(indexes),
+                     b.getDenseF32ArrayAttr(weights)));
+  return success();
+}
+
 } // namespace
 
 void mlir::tract::registerDataDependentConverters(ConverterTable &t) {
@@ -151,4 +185,5 @@ void mlir::tract::registerDataDependentConverters(ConverterTable &t) {
   t.add("Unique", 11, convertUnique);
   t.add("DFT", 17, convertDft);
   t.add("STFT", 17, convertStft, 2);
+  t.add("TfIdfVectorizer", 9, convertTfIdf);
 }

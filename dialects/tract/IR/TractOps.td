@@ -665,4 +665,20 @@ def Tract_StftOp : Tract_Op<"stft", [Pure, AttrSizedOperandSegments]> {
                        "functional-type(operands, results)";
 }
 
+//===----------------------------------------------------------------------===//
+// Operator: tfidf
+//===----------------------------------------------------------------------===//
+def Tract_TfIdfOp : Tract_Op<"tfidf", [Pure]> {
+  let summary = "n-gram counts of integer token rows against a static pool (ONNX TfIdfVectorizer)";
+  let description = [{
+    `mode`: 0 TF, 1 IDF, 2 TFIDF. An empty `weights` means all ones.
+  }];
+  let arguments = (ins Tract_IndexTensor:$input, Tract_I64Attr:$min_gram, Tract_I64Attr:$max_gram,
+                       Tract_I64Attr:$max_skip, Tract_I64Attr:$mode, DenseI64ArrayAttr:$pool,
+                       DenseI64ArrayAttr:$ngram_counts, DenseI64ArrayAttr:$ngram_indexes,
+                       DenseF32ArrayAttr:$weights);
+  let results = (outs RankedTensorOf<[F32]>:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
+
 #endif // TRACT_OPS_TD

@@ -40,3 +40,4 @@
 #include "tract/rt/data/unique_ref.h"
 #include "tract/rt/signal/dft_ref.h"
 #include "tract/rt/signal/stft_ref.h"
+#include "tract/rt/text/tfidf_ref.h"
