@@ -15,6 +15,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Verifier.h"
 
+#include <functional>
+#include <optional>
 #include <set>
 
 using namespace mlir;
@@ -60,6 +62,7 @@ void mlir::tract::registerAllConverters(ConverterTable &table) {
   registerEinsumConverters(table);
   registerSequenceConverters(table);
   registerDataDependentConverters(table);
+  registerControlFlowConverters(table);
 }
 
 std::vector<std::pair<std::string, int64_t>> mlir::tract::supportedOnnxOps() {
@@ -118,7 +121,19 @@ static std::string converterKey(const onnx::Node &node) {
 LogicalResult Importer::checkSupported() {
   std::string list;
   std::set<std::string> types;
-  for (const onnx::Node &node : model.nodes) {
+  // Every node, subgraph bodies included.
+  std::vector<const onnx::Node *> nodes;
+  std::function<void(const std::vector<onnx::Node> &)> collect = [&](const std::vector<onnx::Node> &ns) {
+    for (const onnx::Node &n : ns) {
+      nodes.push_back(&n);
+      for (const onnx::Attribute &a : n.attributes)
+        if (a.g)
+          collect(a.g->nodes);
+    }
+  };
+  collect(model.nodes);
+  for (const onnx::Node *nodePtr : nodes) {
+    const onnx::Node &node = *nodePtr;
     std::string type = converterKey(node);
     if (converters.lookup(type, opset))
       continue;
@@ -305,6 +320,10 @@ LogicalResult Importer::finishNode(Operation *lastBefore, const onnx::Node &node
 LogicalResult Importer::convertNode(const onnx::Node &node) {
   Location loc = nodeLocation(&context, node.name, node.opType);
   const ConverterTable::Entry *converter = converters.lookup(converterKey(node), opset);
+  if (!converter) {
+    unsupported = true;
+    return emitError(loc) << "unsupported op type " << converterKey(node) << " at opset " << opset;
+  }
   for (unsigned i = 0; i < converter->minInputs; ++i)
     if (i >= node.inputs.size() || node.inputs[i].empty())
       return emitError(loc) << "expected at least " << converter->minInputs
@@ -334,6 +353,60 @@ LogicalResult Importer::convertNode(const onnx::Node &node) {
     if (!out.empty() && !lookup(out))
       return emitError(loc) << "output '" << out << "' was not produced";
   return finishNode(lastBefore, node, loc);
+}
+
+FailureOr<SmallVector<GraphValue>> Importer::inlineGraph(const onnx::Graph &graph,
+                                                         ArrayRef<GraphValue> args) {
+  if (args.size() != graph.inputs.size()) {
+    emitError(builder.getUnknownLoc())
+        << "expected " << graph.inputs.size() << " subgraph inputs, got " << args.size();
+    return failure();
+  }
+  // Names the body defines shadow outer ones until it is done.
+  std::vector<std::pair<std::string, std::optional<GraphValue>>> saved;
+  std::set<std::string> savedNames;
+  auto save = [&](const std::string &name) {
+    if (name.empty() || !savedNames.insert(name).second)
+      return;
+    GraphValue *old = lookup(name);
+    saved.push_back({name, old ? std::optional<GraphValue>(*old) : std::nullopt});
+  };
+  auto restore = [&] {
+    for (auto it = saved.rbegin(); it != saved.rend(); ++it) {
+      if (it->second)
+        values[it->first] = *it->second;
+      else
+        values.erase(it->first);
+    }
+  };
+  for (size_t i = 0; i < args.size(); ++i) {
+    save(graph.inputs[i].name);
+    bind(graph.inputs[i].name, args[i]);
+  }
+  for (const onnx::Tensor &t : graph.initializers) {
+    save(t.name);
+    bind(t.name, {Value(), std::make_shared<const HostTensor>(t)});
+  }
+  for (const onnx::Node &node : graph.nodes) {
+    for (const std::string &out : node.outputs)
+      save(out);
+    if (failed(convertNode(node))) {
+      restore();
+      return failure();
+    }
+  }
+  SmallVector<GraphValue> results;
+  for (const onnx::ValueInfo &out : graph.outputs) {
+    GraphValue *v = lookup(out.name);
+    if (!v) {
+      restore();
+      emitError(builder.getUnknownLoc()) << "subgraph output '" << out.name << "' is not produced";
+      return failure();
+    }
+    results.push_back(*v);
+  }
+  restore();
+  return results;
 }
 
 ImportResult Importer::run(const ImportOptions &options) {

@@ -40,6 +40,10 @@ public:
   int64_t opset;
   bool unsupported = false;
   GraphValue *lookup(const std::string &name);
+  /// Converts a subgraph's nodes inline, its inputs bound to `args`; outer
+  /// values stay visible, the body's names are scoped to it.
+  FailureOr<SmallVector<GraphValue>> inlineGraph(const ::tract::onnx::Graph &graph,
+                                                 ArrayRef<GraphValue> args);
   /// The static type the model declares for a value (graph outputs and
   /// value_info), or null when unknown or not fully static.
   RankedTensorType declaredType(const std::string &name);
@@ -49,7 +53,10 @@ public:
 private:
   LogicalResult checkSupported();
   LogicalResult createFunction(const ImportOptions &options);
+public:
   LogicalResult convertNode(const ::tract::onnx::Node &node);
+
+private:
   LogicalResult finishNode(Operation *lastBefore, const ::tract::onnx::Node &node,
                            Location loc);
 

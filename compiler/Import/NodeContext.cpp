@@ -214,6 +214,32 @@ void NodeContext::setConstOutput(size_t i, HostTensor t) {
   }
 }
 
+GraphValue NodeContext::inputValue(size_t i) {
+  if (!hasInput(i))
+    return {};
+  GraphValue *v = importer.lookup(node.inputs[i]);
+  return v ? *v : GraphValue{};
+}
+
+void NodeContext::setOutputValue(size_t i, GraphValue v) {
+  if (i < node.outputs.size() && !node.outputs[i].empty())
+    importer.bind(node.outputs[i], std::move(v));
+}
+
+const ::tract::onnx::Graph *NodeContext::attrGraph(StringRef name) const {
+  const onnx::Attribute *a = node.attr(name.str());
+  return a && a->kind == onnx::Attribute::kGraph ? a->g.get() : nullptr;
+}
+
+FailureOr<SmallVector<GraphValue>> NodeContext::inlineGraph(const ::tract::onnx::Graph &graph,
+                                                            ArrayRef<GraphValue> args) {
+  return importer.inlineGraph(graph, args);
+}
+
+Value NodeContext::materialize(GraphValue &v) {
+  return importer.materialize(v, node.name);
+}
+
 const SmallVector<Value> *NodeContext::sequenceInput(size_t i) {
   if (!hasInput(i))
     return nullptr;

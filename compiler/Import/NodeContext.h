@@ -84,6 +84,16 @@ public:
   void setConstOutput(size_t i, HostTensor t);
   /// Binds output i to input j, keeping its compile-time value if known.
   void forward(size_t i, size_t j);
+  /// Input i as the importer holds it (value, constant or sequence).
+  GraphValue inputValue(size_t i);
+  void setOutputValue(size_t i, GraphValue v);
+  const ::tract::onnx::Graph *attrGraph(llvm::StringRef name) const;
+  /// Converts a control-flow body inline (see Importer::inlineGraph).
+  FailureOr<SmallVector<GraphValue>> inlineGraph(const ::tract::onnx::Graph &graph,
+                                                 ArrayRef<GraphValue> args);
+  /// The SSA value of a graph value, materialising constants.
+  Value materialize(GraphValue &v);
+
   /// The tensors of a sequence input, or null when input i is not one.
   const SmallVector<Value> *sequenceInput(size_t i);
   void setSequenceOutput(size_t i, SmallVector<Value> elements);
@@ -169,6 +179,7 @@ void registerTrainingConverters(ConverterTable &table);
 void registerEinsumConverters(ConverterTable &table);
 void registerSequenceConverters(ConverterTable &table);
 void registerDataDependentConverters(ConverterTable &table);
+void registerControlFlowConverters(ConverterTable &table);
 
 // Element type mapping shared by the importer and the host evaluator.
 Type elementTypeFor(MLIRContext *ctx, int32_t onnxType);

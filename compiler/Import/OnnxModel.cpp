@@ -204,6 +204,29 @@ ValueInfo convertValueInfo(const ::onnx::ValueInfoProto &proto) {
   return v;
 }
 
+Node convertNode(const ::onnx::NodeProto &np, int index, const fs::path &baseDir);
+ValueInfo convertValueInfo(const ::onnx::ValueInfoProto &proto);
+
+std::shared_ptr<const Graph> convertGraph(const ::onnx::GraphProto &proto, const fs::path &baseDir,
+                                          int depth) {
+  if (depth > 16)
+    throw Failure{"subgraphs nested more than 16 deep"};
+  auto g = std::make_shared<Graph>();
+  for (const auto &init : proto.initializer())
+    g->initializers.push_back(convertTensor(init, baseDir));
+  for (const auto &in : proto.input())
+    g->inputs.push_back(convertValueInfo(in));
+  for (const auto &out : proto.output())
+    g->outputs.push_back(convertValueInfo(out));
+  int index = 0;
+  for (const auto &np : proto.node())
+    g->nodes.push_back(convertNode(np, index++, baseDir));
+  (void)depth;
+  return g;
+}
+
+thread_local int graphDepth = 0;
+
 Attribute convertAttribute(const ::onnx::AttributeProto &proto, const fs::path &baseDir) {
   Attribute a;
   a.name = proto.name();
@@ -227,7 +250,12 @@ Attribute convertAttribute(const ::onnx::AttributeProto &proto, const fs::path &
     a.kind = Attribute::kStrings;
     a.strings.assign(proto.strings().begin(), proto.strings().end());
     break;
-  case ::onnx::AttributeProto::GRAPH: a.kind = Attribute::kGraph; break;
+  case ::onnx::AttributeProto::GRAPH:
+    a.kind = Attribute::kGraph;
+    ++graphDepth;
+    a.g = convertGraph(proto.g(), baseDir, graphDepth);
+    --graphDepth;
+    break;
   default: a.kind = Attribute::kOther; break;
   }
   return a;
@@ -257,20 +285,22 @@ void convertModel(const ::onnx::ModelProto &proto, const fs::path &baseDir, Mode
   for (const auto &info : graph.value_info())
     model.valueInfos.push_back(convertValueInfo(info));
   int index = 0;
-  for (const auto &np : graph.node()) {
-    Node node;
-    node.name = np.name();
-    if (node.name.empty())
-      node.name = np.op_type() + "_" + std::to_string(index);
-    ++index;
-    node.opType = np.op_type();
-    node.domain = np.domain();
-    node.inputs.assign(np.input().begin(), np.input().end());
-    node.outputs.assign(np.output().begin(), np.output().end());
-    for (const auto &a : np.attribute())
-      node.attributes.push_back(convertAttribute(a, baseDir));
-    model.nodes.push_back(std::move(node));
-  }
+  for (const auto &np : graph.node())
+    model.nodes.push_back(convertNode(np, index++, baseDir));
+}
+
+Node convertNode(const ::onnx::NodeProto &np, int index, const fs::path &baseDir) {
+  Node node;
+  node.name = np.name();
+  if (node.name.empty())
+    node.name = np.op_type() + "_" + std::to_string(index);
+  node.opType = np.op_type();
+  node.domain = np.domain();
+  node.inputs.assign(np.input().begin(), np.input().end());
+  node.outputs.assign(np.output().begin(), np.output().end());
+  for (const auto &a : np.attribute())
+    node.attributes.push_back(convertAttribute(a, baseDir));
+  return node;
 }
 
 } // namespace

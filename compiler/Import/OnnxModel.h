@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,8 @@ struct Tensor {
   int64_t numElements() const;
 };
 
+struct Graph;
+
 struct Attribute {
   enum Kind { kFloat, kInt, kString, kTensor, kFloats, kInts, kStrings, kGraph, kOther };
   std::string name;
@@ -44,6 +47,7 @@ struct Attribute {
   std::vector<float> floats;
   std::vector<int64_t> ints;
   std::vector<std::string> strings;
+  std::shared_ptr<const Graph> g; // kGraph: a control-flow body
 };
 
 struct Node {
@@ -63,6 +67,13 @@ struct ValueInfo {
   int32_t elemType = kUndefined;
   bool hasShape = false;
   std::vector<Dim> dims;
+};
+
+/// A subgraph (If branches, Loop and Scan bodies).
+struct Graph {
+  std::vector<Node> nodes;
+  std::vector<Tensor> initializers;
+  std::vector<ValueInfo> inputs, outputs;
 };
 
 struct Model {
