@@ -9,7 +9,7 @@
 //   trip count is reached or the condition turns false, loop-carried values
 //   stop changing (scan outputs past that point are a static upper bound,
 //   like every data-dependent size here).
-// - Scan (opset 9+): unrolled over its static sequence length.
+// - Scan: unrolled over its static sequence length (opset 8: per batch row).
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Import/NodeContext.h"
@@ -194,6 +194,87 @@ LogicalResult convertLoop(NodeContext &c) {
   return success();
 }
 
+// Scan-8: inputs (sequence_lens, states..., scans...), every tensor with a
+// leading batch dim and scan inputs scanned along dim 1. Each batch row runs
+// the body like Scan-9; results are stacked back along the batch dim.
+LogicalResult convertScan8(NodeContext &c) {
+  const onnx::Graph *body = c.attrGraph("body");
+  if (!body)
+    return c.fail("expected a body subgraph");
+  if (c.hasInput(0))
+    return c.unsupported("Scan-8 with sequence_lens");
+  int64_t m = c.attrInt("num_scan_inputs", 0);
+  int64_t n = (int64_t)c.numInputs() - 1 - m;
+  if (m < 1 || n < 0 || (int64_t)body->inputs.size() != n + m || (int64_t)body->outputs.size() < n)
+    return c.fail("expected num_scan_inputs scan inputs after the states, matching the body");
+  int64_t k = (int64_t)body->outputs.size() - n;
+  SmallVector<int64_t> dirs = c.attrInts("directions", SmallVector<int64_t>(m, 0));
+  if ((int64_t)dirs.size() != m)
+    return c.fail("expected one direction per scan input");
+  int64_t batch = -1, length = -1;
+  for (int64_t j = 1; j < (int64_t)c.numInputs(); ++j) {
+    auto t = c.inputType(j);
+    bool scan = j > n;
+    if (t.getRank() < (scan ? 2 : 1) || (batch >= 0 && t.getDimSize(0) != batch))
+      return c.fail("expected every input to share the leading batch dim");
+    batch = t.getDimSize(0);
+    if (scan) {
+      if (length >= 0 && t.getDimSize(1) != length)
+        return c.fail("expected scan inputs of one sequence length");
+      length = t.getDimSize(1);
+    }
+  }
+  if (batch < 1 || length < 1 || batch * length > 4096)
+    return c.unsupported("a Scan over an empty or very long sequence");
+  auto row = [&](size_t input, int64_t b, int64_t dimToDrop, int64_t at) -> Value {
+    auto t = c.inputType(input);
+    SmallVector<int64_t> starts(t.getRank(), 0), limits(t.getShape()), steps(t.getRank(), 1);
+    starts[0] = b;
+    limits[0] = b + 1;
+    if (dimToDrop == 1) {
+      starts[1] = at;
+      limits[1] = at + 1;
+    }
+    Value s = *c.make<SliceOp>(c.input(input), starts, limits, steps);
+    SmallVector<int64_t> shape(t.getShape().drop_front(dimToDrop == 1 ? 2 : 1));
+    return c.reshape(s, shape);
+  };
+  SmallVector<SmallVector<Value>> finalStates(n), scanOuts(k);
+  for (int64_t b = 0; b < batch; ++b) {
+    SmallVector<GraphValue> state;
+    for (int64_t j = 0; j < n; ++j)
+      state.push_back({row(1 + j, b, 0, 0), nullptr, nullptr});
+    SmallVector<SmallVector<Value>> steps(k);
+    for (int64_t t = 0; t < length; ++t) {
+      SmallVector<GraphValue> args(state);
+      for (int64_t j = 0; j < m; ++j)
+        args.push_back({row(1 + n + j, b, 1, dirs[j] ? length - 1 - t : t), nullptr, nullptr});
+      auto results = c.inlineGraph(*body, args);
+      if (failed(results))
+        return failure();
+      for (int64_t j = 0; j < n; ++j)
+        state[j] = (*results)[j];
+      for (int64_t j = 0; j < k; ++j)
+        steps[j].push_back(c.materialize((*results)[n + j]));
+    }
+    for (int64_t j = 0; j < n; ++j)
+      finalStates[j].push_back(c.materialize(state[j]));
+    for (int64_t j = 0; j < k; ++j) {
+      FailureOr<Value> s = stack(c, steps[j]);
+      if (failed(s))
+        return failure();
+      scanOuts[j].push_back(*s);
+    }
+  }
+  for (int64_t j = 0; j < n && j < (int64_t)c.numOutputs(); ++j)
+    if (failed(c.bind(stack(c, finalStates[j]), j)))
+      return failure();
+  for (int64_t j = 0; j < k && n + j < (int64_t)c.numOutputs(); ++j)
+    if (failed(c.bind(stack(c, scanOuts[j]), n + j)))
+      return failure();
+  return success();
+}
+
 LogicalResult convertScan(NodeContext &c) {
   const onnx::Graph *body = c.attrGraph("body");
   if (!body)
@@ -287,5 +368,6 @@ LogicalResult convertScan(NodeContext &c) {
 void mlir::tract::registerControlFlowConverters(ConverterTable &t) {
   t.add("If", 1, convertIf);
   t.add("Loop", 1, convertLoop, 0);
+  t.add("Scan", 8, convertScan8, 0);
   t.add("Scan", 9, convertScan, 0);
 }
