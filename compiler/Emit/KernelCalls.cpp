@@ -768,6 +768,13 @@ LogicalResult mlir::tract::buildKernelCall(Operation *op, KernelCall &call) {
         call.flops = 8 * n * st.getFrameLength();
         return success();
       })
+      .Case([&](MelWeightMatrixOp) {
+        b.line(fmt::format("tract::rt::mel_weight_matrix(static_cast<int64_t>(in0[0]), "
+                           "static_cast<int64_t>(in1[0]), static_cast<int64_t>(in2[0]), "
+                           "static_cast<double>(in3[0]), static_cast<double>(in4[0]), out0, {}, {});",
+                           result.getDimSize(0), result.getDimSize(1)));
+        return success();
+      })
       .Case([&](TfIdfOp t) {
         auto x = typeOf(t.getInput());
         int64_t batch = x.getRank() == 2 ? x.getDimSize(0) : 1;

@@ -177,6 +177,32 @@ LogicalResult convertTfIdf(NodeContext &c) {
   return success();
 }
 
+// MelWeightMatrix: its shape [dft_length/2 + 1, num_mel_bins] from constants
+// or the declared result; its values computed at run time.
+LogicalResult convertMelWeightMatrix(NodeContext &c) {
+  int64_t rows = -1, cols = -1;
+  auto mel = c.constInts(0), dft = c.constInts(1);
+  if (mel && dft && mel->size() == 1 && dft->size() == 1) {
+    cols = (*mel)[0];
+    rows = (*dft)[0] / 2 + 1;
+  } else if (RankedTensorType d = c.declaredOutputType(0); d && d.getRank() == 2) {
+    rows = d.getDimSize(0);
+    cols = d.getDimSize(1);
+  }
+  if (rows < 0 || cols < 0)
+    return c.unsupported("a MelWeightMatrix shape computed at run time");
+  for (size_t i = 0; i < 5; ++i)
+    if (c.inputType(i).getNumElements() != 1)
+      return c.fail("expected scalar inputs");
+  Type element = elementTypeFor(c.context(), (int32_t)c.attrInt("output_datatype", ::tract::onnx::kFloat));
+  if (!element)
+    return c.unsupported("a MelWeightMatrix output type");
+  c.setOutput(0, c.makeTyped<MelWeightMatrixOp>(RankedTensorType::get({rows, cols}, element),
+                                                c.input(0), c.input(1), c.input(2), c.input(3),
+                                                c.input(4)));
+  return success();
+}
+
 } // namespace
 
 void mlir::tract::registerDataDependentConverters(ConverterTable &t) {
@@ -186,4 +212,5 @@ void mlir::tract::registerDataDependentConverters(ConverterTable &t) {
   t.add("DFT", 17, convertDft);
   t.add("STFT", 17, convertStft, 2);
   t.add("TfIdfVectorizer", 9, convertTfIdf);
+  t.add("MelWeightMatrix", 17, convertMelWeightMatrix, 5);
 }

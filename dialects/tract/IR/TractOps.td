@@ -681,4 +681,16 @@ def Tract_TfIdfOp : Tract_Op<"tfidf", [Pure]> {
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
 }
 
+//===----------------------------------------------------------------------===//
+// Operator: mel_weight_matrix
+//===----------------------------------------------------------------------===//
+def Tract_MelWeightMatrixOp : Tract_Op<"mel_weight_matrix", [Pure]> {
+  let summary = "mel filter bank [dft_length/2 + 1, num_mel_bins] from run-time scalars";
+  let arguments = (ins Tract_Tensor:$num_mel_bins, Tract_Tensor:$dft_length,
+                       Tract_Tensor:$sample_rate, Tract_FloatTensor:$lower_edge_hertz,
+                       Tract_FloatTensor:$upper_edge_hertz);
+  let results = (outs Tract_Tensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+}
+
 #endif // TRACT_OPS_TD

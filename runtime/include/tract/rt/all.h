@@ -41,3 +41,4 @@
 #include "tract/rt/signal/dft_ref.h"
 #include "tract/rt/signal/stft_ref.h"
 #include "tract/rt/text/tfidf_ref.h"
+#include "tract/rt/signal/mel_ref.h"
