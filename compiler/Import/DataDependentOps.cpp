@@ -29,18 +29,25 @@ LogicalResult convertNonZero(NodeContext &c) {
   return success();
 }
 
+// Compress and Unique work along `axis`, or on the flattened input without it.
+FailureOr<std::pair<Value, int64_t>> alongAxisOrFlat(NodeContext &c) {
+  auto xt = c.inputType(0);
+  if (!c.hasAttr("axis"))
+    return std::make_pair(c.reshape(c.input(0), {xt.getNumElements()}), int64_t(0));
+  auto a = normalizeAxis(c.attrInt("axis", 0), xt.getRank());
+  if (failed(a)) {
+    (void)c.fail("expected an axis in range");
+    return failure();
+  }
+  return std::make_pair(c.input(0), *a);
+}
+
 LogicalResult convertCompress(NodeContext &c) {
   auto xt = c.inputType(0);
-  Value x = c.input(0);
-  int64_t axis = 0;
-  if (c.hasAttr("axis")) {
-    auto a = normalizeAxis(c.attrInt("axis", 0), xt.getRank());
-    if (failed(a))
-      return c.fail("expected an axis in range");
-    axis = *a;
-  } else {
-    x = c.reshape(x, {xt.getNumElements()});
-  }
+  auto along = alongAxisOrFlat(c);
+  if (failed(along))
+    return failure();
+  auto [x, axis] = *along;
   auto flat = cast<RankedTensorType>(x.getType());
   int64_t bound = std::min(flat.getDimSize(axis), c.inputType(1).getNumElements());
   SmallVector<int64_t> shape(flat.getShape());
@@ -52,16 +59,10 @@ LogicalResult convertCompress(NodeContext &c) {
 
 LogicalResult convertUnique(NodeContext &c) {
   auto xt = c.inputType(0);
-  Value x = c.input(0);
-  int64_t axis = 0;
-  if (c.hasAttr("axis")) {
-    auto a = normalizeAxis(c.attrInt("axis", 0), xt.getRank());
-    if (failed(a))
-      return c.fail("expected an axis in range");
-    axis = *a;
-  } else {
-    x = c.reshape(x, {xt.getNumElements()});
-  }
+  auto along = alongAxisOrFlat(c);
+  if (failed(along))
+    return failure();
+  auto [x, axis] = *along;
   auto flat = cast<RankedTensorType>(x.getType());
   int64_t len = flat.getDimSize(axis);
   int64_t count = declaredDim(c, 0, flat.getRank(), axis, len);

@@ -21,6 +21,10 @@ struct Update {
   Value mul(Value a, Value b) { return *c.make<MulOp>(a, b); }
   Value div(Value a, Value b) { return *c.make<DivOp>(a, b); }
   Value sqrt(Value a) { return c.builder().create<SqrtOp>(c.loc, a); }
+  // The learning rate R and step count T as scalars of the tensors' type.
+  std::pair<Value, Value> rateAndStep() {
+    return {c.reshape(c.cast(c.input(0), element), {}), c.reshape(c.cast(c.input(1), element), {})};
+  }
   // norm_coefficient * X + G
   Value regularized(Value x, Value g, float norm) {
     return norm == 0.0f ? g : add(mul(scalar(norm), x), g);
@@ -54,8 +58,7 @@ LogicalResult convertAdagrad(NodeContext &c) {
   if (failed(n))
     return failure();
   Update u{c, c.inputType(2).getElementType()};
-  Value R = c.reshape(c.cast(c.input(0), u.element), {});
-  Value T = c.reshape(c.cast(c.input(1), u.element), {});
+  auto [R, T] = u.rateAndStep();
   float decay = c.attrFloat("decay_factor", 0), eps = c.attrFloat("epsilon", 0),
         norm = c.attrFloat("norm_coefficient", 0);
   Value r = u.div(R, u.add(u.scalar(1), u.mul(T, u.scalar(decay))));
@@ -75,8 +78,7 @@ LogicalResult convertMomentum(NodeContext &c) {
   if (failed(n))
     return failure();
   Update u{c, c.inputType(2).getElementType()};
-  Value R = c.reshape(c.cast(c.input(0), u.element), {});
-  Value T = c.reshape(c.cast(c.input(1), u.element), {});
+  auto [R, T] = u.rateAndStep();
   float alpha = c.attrFloat("alpha", 0), beta = c.attrFloat("beta", 0),
         norm = c.attrFloat("norm_coefficient", 0);
   std::string mode = c.attrString("mode", "standard");
@@ -101,8 +103,7 @@ LogicalResult convertAdam(NodeContext &c) {
   if (failed(n))
     return failure();
   Update u{c, c.inputType(2).getElementType()};
-  Value R = c.reshape(c.cast(c.input(0), u.element), {});
-  Value T = c.reshape(c.cast(c.input(1), u.element), {});
+  auto [R, T] = u.rateAndStep();
   float alpha = c.attrFloat("alpha", 0.9f), beta = c.attrFloat("beta", 0.999f),
         eps = c.attrFloat("epsilon", 1e-6f), norm = c.attrFloat("norm_coefficient", 0),
         post = c.attrFloat("norm_coefficient_post", 0);
