@@ -34,6 +34,10 @@ LogicalResult checkTensorType(RankedTensorType type, Location loc);
 /// A named value of the graph: an SSA value, and its contents when known at
 /// compile time (initializers, Constant nodes, folded shape computations).
 struct GraphValue {
+  GraphValue() = default;
+  GraphValue(Value value, std::shared_ptr<const HostTensor> constant,
+             std::shared_ptr<const SmallVector<Value>> sequence = nullptr)
+      : value(value), constant(std::move(constant)), sequence(std::move(sequence)) {}
   Value value;
   std::shared_ptr<const HostTensor> constant;
   /// An ONNX sequence: its length and element shapes are static here, so it
