@@ -758,12 +758,23 @@ LogicalResult mlir::tract::buildKernelCall(Operation *op, KernelCall &call) {
                                  ? std::string("in1")
                                  : fmt::format("static_cast<const {} *>(nullptr)",
                                                cppElementType(sig.getElementType()));
+        int next = st.getWindow() ? 2 : 1;
         std::string step = st.getRuntimeFrameStep()
-                               ? fmt::format("static_cast<int64_t>(in{}[0])", st.getWindow() ? 2 : 1)
+                               ? fmt::format("static_cast<int64_t>(in{}[0])", next++)
                                : std::to_string(st.getFrameStep());
+        std::string length = std::to_string(st.getFrameLength());
+        if (st.getRuntimeFrameLength()) {
+          // Use the run-time length only when it yields the static bin count:
+          // the kernel must not write past the result.
+          int64_t bins = result.getDimSize(2);
+          b.line(fmt::format("int64_t frameLength = static_cast<int64_t>(in{}[0]);", next));
+          b.line(fmt::format("if (({} ? frameLength / 2 + 1 : frameLength) != {}) frameLength = {};",
+                             st.getOnesided() ? "true" : "false", bins, st.getFrameLength()));
+          length = "frameLength";
+        }
         b.line(fmt::format("tract::rt::stft(in0, {}, out0, {}, {}, {}, {}, {}, {}, {});", window,
                            sig.getDimSize(0), sig.getDimSize(1), sig.getDimSize(2),
-                           step, st.getFrameLength(), result.getDimSize(1),
+                           step, length, result.getDimSize(1),
                            st.getOnesided() ? "true" : "false"));
         call.flops = 8 * n * st.getFrameLength();
         return success();

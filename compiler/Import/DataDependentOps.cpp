@@ -122,25 +122,34 @@ LogicalResult convertStft(NodeContext &c) {
   if (!step || step->size() != 1 || (*step)[0] < 1)
     return c.unsupported("an STFT frame_step computed at run time");
   int64_t frameLength = -1;
+  bool onesidedAttr = c.attrInt("onesided", 1) != 0;
+  Value runtimeLength;
   if (c.hasInput(3)) {
     auto l = c.constInts(3);
-    if (!l || l->size() != 1)
+    if (l && l->size() == 1) {
+      frameLength = (*l)[0];
+    } else if (declared && declared.getRank() == 4 && c.inputType(3).getNumElements() == 1) {
+      // The static length implied by the declared bins; the kernel reads the real one.
+      int64_t bins = declared.getDimSize(2);
+      frameLength = onesidedAttr ? 2 * (bins - 1) : bins;
+      runtimeLength = c.cast(c.input(3), c.builder().getI64Type());
+    } else {
       return c.unsupported("an STFT frame_length computed at run time");
-    frameLength = (*l)[0];
+    }
   } else if (c.hasInput(2)) {
     frameLength = c.inputType(2).getNumElements();
   }
   if (frameLength < 1 || frameLength > st.getDimSize(1))
     return c.fail("expected a frame length in [1, signal length]");
   bool onesided = c.attrInt("onesided", 1) != 0;
-  int64_t frames = runtimeStep ? declared.getDimSize(1)
+  int64_t frames = runtimeStep || runtimeLength ? declared.getDimSize(1)
                                : (st.getDimSize(1) - frameLength) / (*step)[0] + 1;
   auto type = RankedTensorType::get(
       {st.getDimSize(0), frames, onesided ? frameLength / 2 + 1 : frameLength, 2},
       st.getElementType());
   Value window = c.hasInput(2) ? c.cast(c.input(2), st.getElementType()) : Value();
-  c.setOutput(0, c.makeTyped<StftOp>(type, c.input(0), window, runtimeStep, (*step)[0],
-                                     frameLength, onesided));
+  c.setOutput(0, c.makeTyped<StftOp>(type, c.input(0), window, runtimeStep, runtimeLength,
+                                     (*step)[0], frameLength, onesided));
   return success();
 }
 

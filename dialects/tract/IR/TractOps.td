@@ -654,15 +654,17 @@ def Tract_DftOp : Tract_Op<"dft", [Pure]> {
 def Tract_StftOp : Tract_Op<"stft", [Pure, AttrSizedOperandSegments]> {
   let summary = "short-time Fourier transform of [batch, length, 1|2] signals";
   let description = [{
-    A frame step computed at run time is the `runtime_frame_step` operand
-    (the frame count then comes from the model's declared result shape).
+    A frame step or length computed at run time is an operand (the frame
+    and bin counts then come from the model's declared result shape; a
+    run-time length that disagrees with the bins falls back to the static one).
   }];
   let arguments = (ins Tract_FloatTensor:$signal, Optional<Tract_FloatTensor>:$window,
                        Optional<Tract_IndexTensor>:$runtime_frame_step,
+                       Optional<Tract_IndexTensor>:$runtime_frame_length,
                        Tract_I64Attr:$frame_step, Tract_I64Attr:$frame_length, BoolAttr:$onesided);
   let results = (outs Tract_FloatTensor:$output);
-  let assemblyFormat = "$signal (`window` $window^)? (`step` $runtime_frame_step^)? attr-dict `:` "
-                       "functional-type(operands, results)";
+  let assemblyFormat = "$signal (`window` $window^)? (`step` $runtime_frame_step^)? "
+                       "(`length` $runtime_frame_length^)? attr-dict `:` functional-type(operands, results)";
 }
 
 //===----------------------------------------------------------------------===//
