@@ -15,23 +15,6 @@ namespace onnx = ::tract::onnx;
 
 namespace {
 
-void append(HostTensor &t, double v) {
-  auto put = [&](auto x) { t.bytes.append(reinterpret_cast<const char *>(&x), sizeof(x)); };
-  switch (t.dataType) {
-  case onnx::kFloat: put((float)v); break;
-  case onnx::kDouble: put(v); break;
-  case onnx::kInt8: put((int8_t)v); break;
-  case onnx::kInt16: put((int16_t)v); break;
-  case onnx::kInt32: put((int32_t)v); break;
-  case onnx::kInt64: put((int64_t)v); break;
-  case onnx::kUInt8: put((uint8_t)v); break;
-  case onnx::kUInt16: put((uint16_t)v); break;
-  case onnx::kUInt32: put((uint32_t)v); break;
-  case onnx::kUInt64: put((uint64_t)v); break;
-  case onnx::kBool: put((uint8_t)(v != 0)); break;
-  default: break;
-  }
-}
 
 // Range: constant when its bounds are; otherwise start + i * delta at run
 // time with the length the model declares.
@@ -53,11 +36,11 @@ LogicalResult convertRange(NodeContext &c) {
     t.dims = {n};
     for (int64_t i = 0; i < n; ++i) {
       if (t.dataType == onnx::kFloat)
-        append(t, (float)s + (float)i * (float)d);
+        appendScalar(t, (float)s + (float)i * (float)d);
       else if (t.dataType == onnx::kInt64 || t.dataType == onnx::kInt32)
-        append(t, (double)((int64_t)s + i * (int64_t)d));
+        appendScalar(t, (double)((int64_t)s + i * (int64_t)d));
       else
-        append(t, s + i * d);
+        appendScalar(t, s + i * d);
     }
     c.setConstOutput(0, t);
     return success();
@@ -82,7 +65,7 @@ LogicalResult convertEyeLike(NodeContext &c) {
   t.dims = {xt.getDimSize(0), xt.getDimSize(1)};
   for (int64_t r = 0; r < t.dims[0]; ++r)
     for (int64_t col = 0; col < t.dims[1]; ++col)
-      append(t, col - r == k ? 1.0 : 0.0);
+      appendScalar(t, col - r == k ? 1.0 : 0.0);
   c.setConstOutput(0, t);
   return success();
 }
@@ -116,7 +99,7 @@ LogicalResult convertWindow(NodeContext &c) {
       v = 25.0 / 46.0 - (1 - 25.0 / 46.0) * std::cos(x);
     else
       v = 0.42 - 0.5 * std::cos(x) + 0.08 * std::cos(2 * x);
-    append(t, (float)v);
+    appendScalar(t, (float)v);
   }
   c.setConstOutput(0, t);
   return success();

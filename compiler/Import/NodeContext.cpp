@@ -4,6 +4,8 @@
 #include "compiler/Import/Importer.h"
 #include "compiler/Support/ElementsData.h"
 
+#include "tract/rt/half.h"
+
 #include <cstring>
 
 using namespace mlir;
@@ -284,26 +286,30 @@ Value NodeContext::constantI64(ArrayRef<int64_t> values, ArrayRef<int64_t> shape
   return constant(t);
 }
 
+void mlir::tract::appendScalar(HostTensor &t, double v) {
+  auto put = [&](auto x) { t.bytes.append(reinterpret_cast<const char *>(&x), sizeof(x)); };
+  switch (t.dataType) {
+  case onnx::kFloat: put((float)v); break;
+  case onnx::kDouble: put(v); break;
+  case onnx::kFloat16: put(::tract::rt::float_to_half((float)v).bits); break;
+  case onnx::kBFloat16: put(::tract::rt::float_to_bfloat16((float)v).bits); break;
+  case onnx::kInt8: put((int8_t)v); break;
+  case onnx::kInt16: put((int16_t)v); break;
+  case onnx::kInt32: put((int32_t)v); break;
+  case onnx::kInt64: put((int64_t)v); break;
+  case onnx::kUInt8: put((uint8_t)v); break;
+  case onnx::kUInt16: put((uint16_t)v); break;
+  case onnx::kUInt32: put((uint32_t)v); break;
+  case onnx::kUInt64: put((uint64_t)v); break;
+  case onnx::kBool: put((uint8_t)(v != 0)); break;
+  default: break;
+  }
+}
+
 Value NodeContext::constantScalar(Type elementType, double value) {
   HostTensor t;
   t.dataType = onnxTypeFor(elementType);
-  auto put = [&](auto x) {
-    t.bytes.assign(reinterpret_cast<const char *>(&x), sizeof(x));
-  };
-  switch (t.dataType) {
-  case onnx::kFloat: put((float)value); break;
-  case onnx::kDouble: put(value); break;
-  case onnx::kInt64: put((int64_t)value); break;
-  case onnx::kInt32: put((int32_t)value); break;
-  case onnx::kInt16: put((int16_t)value); break;
-  case onnx::kInt8: put((int8_t)value); break;
-  case onnx::kUInt8: put((uint8_t)value); break;
-  case onnx::kUInt16: put((uint16_t)value); break;
-  case onnx::kUInt32: put((uint32_t)value); break;
-  case onnx::kUInt64: put((uint64_t)value); break;
-  case onnx::kBool: put((uint8_t)(value != 0)); break;
-  default: put((float)value); break;
-  }
+  appendScalar(t, value);
   return constant(t);
 }
 

@@ -185,6 +185,9 @@ void registerSequenceConverters(ConverterTable &table);
 void registerDataDependentConverters(ConverterTable &table);
 void registerControlFlowConverters(ConverterTable &table);
 
+/// Appends `v` converted to `t`'s element type to its bytes.
+void appendScalar(HostTensor &t, double v);
+
 // Element type mapping shared by the importer and the host evaluator.
 Type elementTypeFor(MLIRContext *ctx, int32_t onnxType);
 int32_t onnxTypeFor(Type elementType);

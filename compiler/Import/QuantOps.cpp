@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Import/NodeContext.h"
+#include "compiler/Import/WindowAttrs.h"
 
 #include <cmath>
 
@@ -140,47 +141,38 @@ FailureOr<Value> centered(NodeContext &c, size_t x, size_t zp, Type wide,
   return c.make<SubOp>(v, shapeZp(c.cast(c.input(zp), wide)));
 }
 
+// (A - a_zp) @ (B - b_zp) in i32; A's zero point is per row (or scalar),
+// B's per tensor.
+FailureOr<Value> integerMatMul(NodeContext &c, size_t a, size_t aZp, size_t b, size_t bZp) {
+  Type i32 = c.builder().getI32Type();
+  FailureOr<Value> ac = centered(c, a, aZp, i32, [&](Value zp) {
+    auto t = cast<RankedTensorType>(zp.getType());
+    return t.getNumElements() == 1 ? c.reshape(zp, {}) : c.reshape(zp, {t.getNumElements(), 1});
+  });
+  FailureOr<Value> bc = centered(c, b, bZp, i32, [&](Value zp) { return c.reshape(zp, {}); });
+  if (failed(ac) || failed(bc))
+    return failure();
+  return c.make<MatMulOp>(*ac, *bc, false, false);
+}
+
 LogicalResult convertMatMulInteger(NodeContext &c) {
   auto at = c.inputType(0), bt = c.inputType(1);
   if (at.getRank() < 2 || bt.getRank() < 2)
     return c.unsupported("MatMulInteger on vectors");
-  Type i32 = c.builder().getI32Type();
-  // A's zero point is per row (or scalar), B's per column.
-  FailureOr<Value> a = centered(c, 0, 2, i32, [&](Value zp) {
-    auto t = cast<RankedTensorType>(zp.getType());
-    return t.getNumElements() == 1 ? c.reshape(zp, {}) : c.reshape(zp, {t.getNumElements(), 1});
-  });
-  FailureOr<Value> b = centered(c, 1, 3, i32, [&](Value zp) { return c.reshape(zp, {}); });
-  if (failed(a) || failed(b))
-    return failure();
-  return c.bind(c.make<MatMulOp>(*a, *b, false, false));
+  return c.bind(integerMatMul(c, 0, 2, 1, 3));
 }
 
-// Conv attributes shared with the float Conv converter would be nicer; the
-// integer convs here take the same ones.
+// The integer convs take Conv's window attributes.
 FailureOr<Value> integerConv(NodeContext &c, Value x, Value w, Value bias) {
   auto xt = cast<RankedTensorType>(x.getType()), wt = cast<RankedTensorType>(w.getType());
-  int64_t n = xt.getRank() - 2;
-  if (n < 1 || wt.getRank() != xt.getRank()) {
+  if (xt.getRank() < 3 || wt.getRank() != xt.getRank()) {
     (void)c.fail("expected input and weights of one rank >= 3");
     return failure();
   }
-  SmallVector<int64_t> strides = c.attrInts("strides", SmallVector<int64_t>(n, 1));
-  SmallVector<int64_t> dilations = c.attrInts("dilations", SmallVector<int64_t>(n, 1));
-  SmallVector<int64_t> pads = c.attrInts("pads", SmallVector<int64_t>(2 * n, 0));
-  std::string autoPad = c.attrString("auto_pad", "NOTSET");
-  if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
-    for (int64_t i = 0; i < n; ++i) {
-      int64_t in = xt.getDimSize(2 + i), k = wt.getDimSize(2 + i);
-      int64_t out = (in + strides[i] - 1) / strides[i];
-      int64_t total = std::max<int64_t>(0, (out - 1) * strides[i] + (k - 1) * dilations[i] + 1 - in);
-      pads[i] = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
-      pads[n + i] = total - pads[i];
-    }
-  } else if (autoPad == "VALID") {
-    pads.assign(2 * n, 0);
-  }
-  return c.make<ConvOp>(x, w, bias, strides, dilations, pads, c.attrInt("group", 1));
+  auto win = readWindow(c, xt.getShape().drop_front(2), wt.getShape().drop_front(2));
+  if (!win)
+    return failure();
+  return c.make<ConvOp>(x, w, bias, win->strides, win->dilations, win->pads, c.attrInt("group", 1));
 }
 
 LogicalResult convertConvInteger(NodeContext &c) {
@@ -222,17 +214,10 @@ LogicalResult convertQLinearConv(NodeContext &c) {
 
 // QLinearMatMul: a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp
 LogicalResult convertQLinearMatMul(NodeContext &c) {
-  Type i32 = c.builder().getI32Type(), f32 = c.builder().getF32Type();
+  Type f32 = c.builder().getF32Type();
   if (c.inputType(0).getRank() < 2 || c.inputType(3).getRank() < 2)
     return c.unsupported("QLinearMatMul on vectors");
-  FailureOr<Value> a = centered(c, 0, 2, i32, [&](Value zp) {
-    auto t = cast<RankedTensorType>(zp.getType());
-    return t.getNumElements() == 1 ? c.reshape(zp, {}) : c.reshape(zp, {t.getNumElements(), 1});
-  });
-  FailureOr<Value> b = centered(c, 3, 5, i32, [&](Value zp) { return c.reshape(zp, {}); });
-  if (failed(a) || failed(b))
-    return failure();
-  FailureOr<Value> acc = c.make<MatMulOp>(*a, *b, false, false);
+  FailureOr<Value> acc = integerMatMul(c, 0, 2, 3, 5);
   FailureOr<Value> m = c.make<MulOp>(c.cast(c.input(1), f32), c.cast(c.input(4), f32));
   if (failed(acc) || failed(m) || failed(m = c.make<DivOp>(*m, c.cast(c.input(6), f32))))
     return failure();
