@@ -98,7 +98,11 @@ RankedTensorType Importer::declaredType(const std::string &name) {
   return element ? RankedTensorType::get(shape, element) : RankedTensorType();
 }
 
-void Importer::bind(const std::string &name, GraphValue v) { values[name] = std::move(v); }
+void Importer::bind(const std::string &name, GraphValue v) {
+  if (v.value && v.constant)
+    constants[v.value] = v.constant;
+  values[name] = std::move(v);
+}
 
 Value Importer::materialize(GraphValue &v, const std::string &name) {
   if (!v.value && v.constant) {
@@ -106,6 +110,7 @@ Value Importer::materialize(GraphValue &v, const std::string &name) {
                                       elementTypeFor(&context, v.constant->dataType));
     v.value = builder.create<ConstOp>(builder.getUnknownLoc(), type,
                                       makeElementsAttr(type, v.constant->bytes, name));
+    constants[v.value] = v.constant;
   }
   return v.value;
 }
@@ -272,10 +277,7 @@ LogicalResult Importer::finishNode(Operation *lastBefore, const onnx::Node &node
   }
 
   // Fold ops whose operands are all known, in creation order.
-  llvm::DenseMap<Value, std::shared_ptr<const HostTensor>> known;
-  for (auto &[name, gv] : values)
-    if (gv.value && gv.constant)
-      known[gv.value] = gv.constant;
+  auto &known = constants;
   for (Operation *op : created) {
     if (auto c = dyn_cast<ConstOp>(op)) {
       if (!known.count(c.getResult())) {
@@ -307,9 +309,11 @@ LogicalResult Importer::finishNode(Operation *lastBefore, const onnx::Node &node
                                       node.outputs.empty() ? node.name : node.outputs[0]));
     known[folded] = shared;
     op->getResult(0).replaceAllUsesWith(folded);
-    for (auto &[name, gv] : values)
-      if (gv.value == op->getResult(0))
-        gv = {folded, shared};
+    // The node's outputs bound to the folded value now carry its contents.
+    for (const std::string &out : node.outputs)
+      if (GraphValue *gv = lookup(out); gv && gv->value == op->getResult(0))
+        *gv = {folded, shared};
+    known.erase(op->getResult(0));
     op->erase();
   }
   builder.setInsertionPointToEnd(block);

@@ -66,6 +66,8 @@ private:
   OwningOpRef<ModuleOp> module;
   func::FuncOp func;
   std::map<std::string, GraphValue> values;
+  /// Compile-time contents of every constant SSA value created so far.
+  llvm::DenseMap<Value, std::shared_ptr<const HostTensor>> constants;
 };
 
 /// Every converter of every op family.
