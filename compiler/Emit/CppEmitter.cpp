@@ -180,6 +180,7 @@ LogicalResult mlir::tract::emitCpp(ModuleOp module, const EmitOptions &options, 
       {"ABI", std::to_string(kRuntimeAbiVersion)},
       {"ARENA_BYTES", std::to_string(pm.arenaBytes)},
       {"WEIGHTS_BYTES", std::to_string(pm.weights.size())},
+      {"STRING_BYTES", std::to_string(kStringSlotBytes)},
       {"NUM_INPUTS", std::to_string(pm.inputs.size())},
       {"NUM_OUTPUTS", std::to_string(pm.outputs.size())},
   };

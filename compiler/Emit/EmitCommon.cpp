@@ -37,6 +37,7 @@ const char *mlir::tract::dtypeName(Type t) {
   if (t.isF32()) return "f32";
   if (t.isF16()) return "f16";
   if (t.isBF16()) return "bf16";
+  if (isa<StringType>(t)) return "string";
   if (t.isF64()) return "f64";
   if (t.isInteger(1)) return "bool";
   if (auto i = dyn_cast<IntegerType>(t)) {

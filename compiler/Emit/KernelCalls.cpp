@@ -1,6 +1,7 @@
 //===- KernelCalls.cpp - one tract op -> one runtime kernel call -------------===//
 #include "compiler/Emit/KernelCalls.h"
 
+#include "compiler/Emit/EmitCommon.h"
 #include "compiler/Support/ElementsData.h"
 #include "dialects/tract/IR/TractOps.h"
 
@@ -17,6 +18,7 @@ std::string mlir::tract::cppElementType(Type t) {
   if (t.isF32()) return "float";
   if (t.isF16()) return "tract::rt::half";
   if (t.isBF16()) return "tract::rt::bfloat16";
+  if (auto s = dyn_cast<StringType>(t)) return fmt::format("tract::rt::fixed_string<{}>", s.getBytes());
   if (t.isF64()) return "double";
   if (t.isInteger(1)) return "bool";
   if (auto i = dyn_cast<IntegerType>(t))
@@ -804,6 +806,28 @@ LogicalResult mlir::tract::buildKernelCall(Operation *op, KernelCall &call) {
                            batch, x.getShape().back(), t.getMinGram(), t.getMaxGram(), t.getMaxSkip(),
                            t.getMode(), pool, t.getPool().size(), counts, t.getNgramCounts().size(),
                            indexes, weights, result.getShape().back()));
+        return success();
+      })
+      .Case([&](DropoutOp d) {
+        b.line(fmt::format("tract::rt::dropout(in0, out0, out1, {}, static_cast<double>(in1[0]), "
+                           "static_cast<bool>(in2[0]), {}u);",
+                           n, (uint32_t)d.getSeed()));
+        return success();
+      })
+      .Case([&](StringNormalizerOp s) {
+        std::string stopwords = "static_cast<const char *const *>(nullptr)";
+        if (!s.getStopwords().empty()) {
+          SmallVector<std::string> parts;
+          for (Attribute w : s.getStopwords())
+            parts.push_back("\"" + cStringEscape(cast<StringAttr>(w).getValue()) + "\"");
+          b.line(fmt::format("static const char *const kStopwords[] = {{{}}};", fmt::join(parts, ", ")));
+          stopwords = "kStopwords";
+        }
+        int caseChange = s.getCaseChange() == "LOWER" ? 1 : s.getCaseChange() == "UPPER" ? 2 : 0;
+        b.line(fmt::format("(void)tract::rt::string_normalizer(in0, {}, out0, {}, {} /* {} */, {}, {}, {});",
+                           typeOf(s.getInput()).getNumElements(), result.getNumElements(), caseChange,
+                           s.getCaseChange(), s.getCaseSensitive() ? "true" : "false", stopwords,
+                           s.getStopwords().size()));
         return success();
       })
       .Default([&](Operation *) -> LogicalResult {

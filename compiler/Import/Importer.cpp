@@ -63,6 +63,7 @@ void mlir::tract::registerAllConverters(ConverterTable &table) {
   registerSequenceConverters(table);
   registerDataDependentConverters(table);
   registerControlFlowConverters(table);
+  registerStringConverters(table);
 }
 
 std::vector<std::pair<std::string, int64_t>> mlir::tract::supportedOnnxOps() {
@@ -94,7 +95,7 @@ RankedTensorType Importer::declaredType(const std::string &name) {
       return RankedTensorType();
     shape.push_back(d.value);
   }
-  Type element = elementTypeFor(&context, info->elemType);
+  Type element = elementTypeFor(&context, info->elemType, /*allowString=*/true);
   return element ? RankedTensorType::get(shape, element) : RankedTensorType();
 }
 
@@ -175,7 +176,7 @@ LogicalResult Importer::createFunction(const ImportOptions &options) {
     inputNames.insert(in.name);
     if (initializerNames.count(in.name))
       continue; // an input with a default: treated as the constant
-    Type element = elementTypeFor(&context, in.elemType);
+    Type element = elementTypeFor(&context, in.elemType, /*allowString=*/true);
     if (!element) {
       unsupported = true;
       return emitError(builder.getUnknownLoc())
@@ -335,6 +336,11 @@ LogicalResult Importer::convertNode(const onnx::Node &node) {
   static const std::set<std::string> takesSequences = {
       "SequenceAt", "SequenceInsert", "SequenceErase", "SequenceLength", "ConcatFromSequence",
       "Identity"};
+  // String tensors travel only through ops whose kernels are written for
+  // them (data movement copies slots; Cast prints and parses numbers).
+  static const std::set<std::string> takesStrings = {
+      "Cast", "CastLike", "StringNormalizer", "Identity", "Reshape", "Flatten",
+      "Squeeze", "Unsqueeze", "Shape", "Size"};
   for (const std::string &in : node.inputs) {
     if (in.empty())
       continue;
@@ -346,6 +352,13 @@ LogicalResult Importer::convertNode(const onnx::Node &node) {
     if (v->sequence && !takesSequences.count(node.opType)) {
       unsupported = true;
       return emitError(loc) << "unsupported: sequence input '" << in << "' to " << node.opType;
+    }
+    if (v->value && !takesStrings.count(node.opType) &&
+        isa<StringType>(cast<RankedTensorType>(v->value.getType()).getElementType())) {
+      unsupported = true;
+      return emitError(loc) << "unsupported: string input '" << in << "' to " << node.opType
+                            << " (strings pass through Cast, CastLike, StringNormalizer and "
+                               "reshaping ops only)";
     }
   }
   Block *block = &func.getBody().front();

@@ -363,17 +363,30 @@ LogicalResult convertLrn(NodeContext &c) {
   return success();
 }
 
-// Inference: Dropout is the identity and its mask all true.
+// Inference: Dropout is the identity and its mask all true. In training mode
+// (opset 12+, a `training_mode` input that is not a constant false) it draws
+// the reference's random numbers at run time (tract.dropout).
 LogicalResult convertDropout(NodeContext &c) {
   if (c.hasInput(2)) {
-    // Training with ratio 0 drops nothing, whatever the mode; any other
-    // ratio draws random numbers, which a compiled model does not do.
     auto ratio = c.hasInput(1) ? c.constDoubles(1) : std::optional<SmallVector<double>>(SmallVector<double>{0.5});
     bool dropsNothing = ratio && ratio->size() == 1 && (*ratio)[0] == 0;
     auto training = c.constInts(2);
-    bool inference = training && (training->empty() || (*training)[0] == 0);
-    if (!dropsNothing && !inference)
-      return c.unsupported("Dropout in training mode with a non-zero ratio (random)");
+    bool inference = training && (training->size() == 1 && (*training)[0] == 0);
+    if (!dropsNothing && !inference) {
+      auto xt = c.inputType(0);
+      if (c.hasInput(1) && c.inputType(1).getNumElements() != 1)
+        return c.fail("expected a scalar ratio");
+      if (c.inputType(2).getNumElements() != 1)
+        return c.fail("expected a scalar training_mode");
+      Value r = c.hasInput(1) ? c.input(1) : c.constantScalar(xt.getElementType(), 0.5);
+      auto op = c.builder().create<DropoutOp>(
+          c.loc, xt, RankedTensorType::get(xt.getShape(), c.builder().getI1Type()), c.input(0), r,
+          c.input(2), (int64_t)(uint32_t)c.attrInt("seed", 0));
+      c.setOutput(0, op.getOutput());
+      if (c.numOutputs() > 1)
+        c.setOutput(1, op.getMask());
+      return success();
+    }
   }
   c.forward(0, 0);
   if (c.numOutputs() > 1) {

@@ -12,8 +12,9 @@ using namespace mlir;
 using namespace mlir::tract;
 namespace onnx = ::tract::onnx;
 
-Type mlir::tract::elementTypeFor(MLIRContext *ctx, int32_t onnxType) {
+Type mlir::tract::elementTypeFor(MLIRContext *ctx, int32_t onnxType, bool allowString) {
   switch (onnxType) {
+  case onnx::kString: return allowString ? StringType::get(ctx, kStringSlotBytes) : Type();
   case onnx::kFloat: return Float32Type::get(ctx);
   case onnx::kFloat16: return Float16Type::get(ctx);
   case onnx::kBFloat16: return BFloat16Type::get(ctx);
@@ -35,6 +36,7 @@ int32_t mlir::tract::onnxTypeFor(Type t) {
   if (t.isF32()) return onnx::kFloat;
   if (t.isF16()) return onnx::kFloat16;
   if (t.isBF16()) return onnx::kBFloat16;
+  if (isa<StringType>(t)) return onnx::kString;
   if (t.isF64()) return onnx::kDouble;
   if (t.isInteger(1)) return onnx::kBool;
   if (auto i = dyn_cast<IntegerType>(t)) {
@@ -190,6 +192,13 @@ SmallVector<float> NodeContext::attrFloats(StringRef name) const {
   const onnx::Attribute *a = node.attr(name.str());
   if (a && a->kind == onnx::Attribute::kFloats)
     return SmallVector<float>(a->floats.begin(), a->floats.end());
+  return {};
+}
+
+std::vector<std::string> NodeContext::attrStrings(StringRef name) const {
+  const onnx::Attribute *a = node.attr(name.str());
+  if (a && a->kind == onnx::Attribute::kStrings)
+    return a->strings;
   return {};
 }
 

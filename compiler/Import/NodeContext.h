@@ -75,6 +75,7 @@ public:
   std::string attrString(llvm::StringRef name, llvm::StringRef def) const;
   SmallVector<int64_t> attrInts(llvm::StringRef name, ArrayRef<int64_t> def = {}) const;
   SmallVector<float> attrFloats(llvm::StringRef name) const;
+  std::vector<std::string> attrStrings(llvm::StringRef name) const;
   const HostTensor *attrTensor(llvm::StringRef name) const;
 
   // Outputs.
@@ -184,12 +185,15 @@ void registerEinsumConverters(ConverterTable &table);
 void registerSequenceConverters(ConverterTable &table);
 void registerDataDependentConverters(ConverterTable &table);
 void registerControlFlowConverters(ConverterTable &table);
+void registerStringConverters(ConverterTable &table);
 
 /// Appends `v` converted to `t`'s element type to its bytes.
 void appendScalar(HostTensor &t, double v);
 
 // Element type mapping shared by the importer and the host evaluator.
-Type elementTypeFor(MLIRContext *ctx, int32_t onnxType);
+// Strings only where asked for: they travel through the graph's inputs,
+// outputs and Cast, but are never constants (no payload is read for them).
+Type elementTypeFor(MLIRContext *ctx, int32_t onnxType, bool allowString = false);
 int32_t onnxTypeFor(Type elementType);
 
 } // namespace mlir::tract

@@ -405,7 +405,7 @@ LogicalResult convertSize(NodeContext &c) {
 
 LogicalResult convertCast(NodeContext &c) {
   int32_t to = c.attrInt("to", onnx::kUndefined);
-  Type element = elementTypeFor(c.context(), to);
+  Type element = elementTypeFor(c.context(), to, /*allowString=*/true);
   if (!element)
     return c.unsupported(Twine("Cast to ") + onnx::dataTypeName(to));
   c.setOutput(0, c.cast(c.input(0), element));

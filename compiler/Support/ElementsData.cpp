@@ -1,6 +1,7 @@
 //===- ElementsData.cpp - raw bytes <-> constant attributes -----------------===//
 #include "compiler/Support/ElementsData.h"
 
+#include "dialects/tract/IR/TractDialect.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -10,6 +11,8 @@ namespace mlir::tract {
 int64_t elementBytes(Type elementType) {
   if (elementType.isInteger(1))
     return 1;
+  if (auto s = dyn_cast<StringType>(elementType))
+    return s.getBytes();
   return (elementType.getIntOrFloatBitWidth() + 7) / 8;
 }
 

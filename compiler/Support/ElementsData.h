@@ -17,6 +17,10 @@ namespace mlir::tract {
 /// Tensors with at most this many elements stay inline in the IR.
 inline constexpr int64_t kInlineElementsLimit = 16;
 
+/// Bytes of every string slot (`!tract.string<N>`): at most N - 1 bytes of
+/// UTF-8 per element, enough for any number Cast prints (25 bytes at most).
+inline constexpr unsigned kStringSlotBytes = 64;
+
 /// Bytes of one element of a tensor element type (i1 is one byte).
 int64_t elementBytes(Type elementType);
 /// Bytes of a static tensor.

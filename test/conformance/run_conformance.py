@@ -52,7 +52,6 @@ ATOL = 1e-5
 # TensorProto data types that cannot travel through a .npy file to the model binary.
 _NON_NPY_TYPES = {
     onnx.TensorProto.UNDEFINED: "undefined",
-    onnx.TensorProto.STRING: "string",
     onnx.TensorProto.COMPLEX64: "complex64",
     onnx.TensorProto.COMPLEX128: "complex128",
 }
@@ -187,6 +186,22 @@ def normalize_reason(reason):
 # --------------------------------------------------------------------------------------------
 def compare(actual, expected):
     """None if equal within tolerance, else a short reason."""
+    if expected.dtype == object and actual.dtype.kind == "U":
+        # Strings: numpy_helper gives object arrays of str, the driver writes
+        # unicode ('<U'); compare the texts.
+        expected = expected.astype(str)
+        if expected.size == 0 or actual.dtype.itemsize == 0:
+            actual = actual.astype(expected.dtype)
+    if actual.dtype.kind == "U" and expected.dtype.kind == "U":
+        if actual.shape != expected.shape:
+            return "shape %s, expected %s" % (list(actual.shape), list(expected.shape))
+        if np.array_equal(actual, expected):
+            return None
+        bad = actual != expected
+        idx = np.unravel_index(int(np.argmax(bad)), bad.shape)
+        return ("%d/%d strings differ (first at %s: got %r, expected %r)"
+                % (int(bad.sum()), expected.size, list(map(int, idx)),
+                   str(actual[idx]), str(expected[idx])))
     if actual.dtype != expected.dtype:
         return "dtype %s, expected %s" % (actual.dtype, expected.dtype)
     if actual.shape != expected.shape:
@@ -361,7 +376,9 @@ def _run_test(test_id, test_dir, tmp, opts):
             # (not np.ascontiguousarray: it turns 0-d arrays into shape [1])
             arr = np.require(numpy_helper.to_array(t), requirements="C")
             f = os.path.join(work, "input_%d.npy" % k)
-            np.save(f, arr, allow_pickle=False)
+            # String tensors come out of numpy_helper as object arrays; np.save
+            # pickles those, which is what the generated driver must read.
+            np.save(f, arr, allow_pickle=arr.dtype == object)
             in_files.append(f)
         res = run_step([exe] + in_files + ["-o", out_dir], work, timeout)
         if opts["verbose"] >= 2 and res.out.strip():
@@ -636,6 +653,36 @@ def main():
     return 1 if regressions else 0
 
 
+# Why the tests that do not pass do not, where the runner's own reason (the
+# error or the first differing value) does not say it. First match wins.
+KNOWN_CAUSES = [
+    (r"test_bernoulli", "random draws (numpy's binomial sampler) that a compiled model does not "
+     "reproduce; tractc has no Bernoulli/RandomUniformLike"),
+    (r"test_castlike_.*BFLOAT16", "the test data's `like` input has shape [1] where the "
+     "model declares [3, 4]; pinning it contradicts the model (ONNX Runtime rejects it too)"),
+    (r"test_cast_FLOAT_to_BFLOAT16",
+     "ONNX 1.12's data truncates float to bfloat16; tractc rounds to nearest even, as the Cast "
+     "spec asks from ONNX 1.13 on"),
+    (r"test_adam_multiple", "the data was generated with a different epsilon than the node's "
+     "attribute; test_adam (single tensor) passes"),
+    (r"(hann|hamming|blackman)window.*_expanded", "Range's length depends on the run-time `size` "
+     "input and no intermediate declares it (the function-op form, HannWindow etc., passes)"),
+    (r"test_sequence_model8", "SplitToSequence with split sizes computed at run time: the "
+     "sequence's length would depend on data"),
+    (r"optional|_opt$|_seq|sequence_(insert|map)|identity_sequence",
+     "sequence- or optional-typed graph inputs/outputs: the C ABI passes tensors only "
+     "(sequences inside a graph are supported)"),
+    (r"test_gradient_of", "ai.onnx.preview.training.Gradient: training graphs are out of scope"),
+]
+
+
+def known_cause(test_id):
+    for pattern, cause in KNOWN_CAUSES:
+        if re.search(pattern, test_id):
+            return cause
+    return ""
+
+
 def write_status(path, results, suites):
     """STATUS.md: counts per suite, then every failing test with its reason."""
     lines = ["# Conformance status", "",
@@ -647,14 +694,16 @@ def write_status(path, results, suites):
         rs = [r for r in results if r["id"].startswith(suite + "/")]
         ok = sum(1 for r in rs if r["status"] == "pass")
         lines.append("| %s | %d | %d | %d |" % (suite, len(rs), ok, len(rs) - ok))
-    lines += ["", "## Tests that do not pass", "", "| test | class | reason |", "|---|---|---|"]
+    lines += ["", "## Tests that do not pass", "", "| test | class | reason | cause |",
+              "|---|---|---|---|"]
     for r in results:
         if r["status"] == "pass":
             continue
         reason = r["reason"].replace("|", "\\|").replace("\n", " ")
         if len(reason) > 220:
             reason = reason[:217] + "..."
-        lines.append("| %s | %s | %s |" % (r["id"], r["status"], reason))
+        lines.append("| %s | %s | %s | %s |" % (r["id"], r["status"], reason,
+                                                known_cause(r["id"])))
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
 

@@ -17,21 +17,8 @@ namespace {
 
 const char *kPython = "/usr/bin/python3";
 
-// A fresh directory per test, removed afterwards.
-class Npy : public ::testing::Test {
+class Npy : public tract_test::TempDirTest {
 protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/tract-npy-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override {
-    if (!dir_.empty()) {
-      const int rc = std::system(("rm -rf '" + dir_ + "'").c_str());
-      (void)rc;
-    }
-  }
-  std::string path(const std::string &name) const { return dir_ + "/" + name; }
 
   static bool have_numpy() {
     static const int ok = std::system(
@@ -47,7 +34,6 @@ protected:
     return std::system((std::string(kPython) + " '" + script + "'").c_str());
   }
 
-  std::string dir_;
 };
 
 } // namespace

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <unistd.h>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -135,5 +137,23 @@ template <class T>
              << "at " << i << ": got " << +got[i] << " want " << +want[i];
   return ::testing::AssertionSuccess();
 }
+
+// A fresh directory per test (dir_), removed afterwards.
+class TempDirTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/tract-rt-test-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override {
+    if (!dir_.empty()) {
+      const int rc = std::system(("rm -rf '" + dir_ + "'").c_str());
+      (void)rc;
+    }
+  }
+  std::string path(const std::string &name) const { return dir_ + "/" + name; }
+  std::string dir_;
+};
 
 } // namespace tract_test

@@ -25,6 +25,18 @@ def Tract_Dialect : Dialect {
   }];
   let cppNamespace = "::mlir::tract";
   let hasConstantMaterializer = 1;
+  let useDefaultTypePrinterParser = 1;
+}
+
+// ONNX string tensors. Each element is a fixed slot of `bytes` bytes holding
+// UTF-8, NUL-padded (at most bytes - 1 of text), so a string tensor has a
+// static size like any other and lives in the arena: no heap.
+def Tract_StringType : TypeDef<Tract_Dialect, "String"> {
+  let mnemonic = "string";
+  let summary = "fixed-capacity UTF-8 string element";
+  let parameters = (ins "unsigned":$bytes);
+  let assemblyFormat = "`<` $bytes `>`";
+  let genVerifyDecl = 1;
 }
 
 class Tract_Op<string mnemonic, list<Trait> traits = []>
@@ -38,7 +50,7 @@ def Tract_I64Attr : TypedSignlessIntegerAttrBase<I64, "int64_t",
 
 // Tensor element types the runtime implements.
 def Tract_ElementType : AnyTypeOf<[F16, BF16, F32, F64, I1, I8, I16, I32, I64,
-                                   UI8, UI16, UI32, UI64]>;
+                                   UI8, UI16, UI32, UI64, Tract_StringType]>;
 def Tract_Tensor : RankedTensorOf<[Tract_ElementType]>;
 def Tract_FloatTensor : RankedTensorOf<[F16, BF16, F32, F64]>;
 def Tract_IndexTensor : RankedTensorOf<[I32, I64]>;

@@ -5,9 +5,26 @@
 using namespace mlir;
 using namespace mlir::tract;
 
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
 #include "dialects/tract/IR/TractDialect.cpp.inc"
 
+#define GET_TYPEDEF_CLASSES
+#include "dialects/tract/IR/TractTypes.cpp.inc"
+
+LogicalResult StringType::verify(function_ref<InFlightDiagnostic()> emitError, unsigned bytes) {
+  // 2 is the least that holds one byte of text and its terminator.
+  if (bytes < 2)
+    return emitError() << "expected a string slot of at least 2 bytes, got " << bytes;
+  return success();
+}
+
 void TractDialect::initialize() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "dialects/tract/IR/TractTypes.cpp.inc"
+      >();
   addOperations<
 #define GET_OP_LIST
 #include "dialects/tract/IR/TractOps.cpp.inc"

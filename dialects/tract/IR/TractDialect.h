@@ -6,4 +6,9 @@
 
 #include "dialects/tract/IR/TractDialect.h.inc"
 
+#include "mlir/IR/BuiltinTypes.h"
+
+#define GET_TYPEDEF_CLASSES
+#include "dialects/tract/IR/TractTypes.h.inc"
+
 #endif // TRACT_IR_TRACTDIALECT_H

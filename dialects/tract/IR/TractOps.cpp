@@ -683,5 +683,21 @@ LogicalResult ResizeOp::verify() {
   return success();
 }
 
+LogicalResult StringNormalizerOp::verify() {
+  auto in = getInput().getType(), out = getOutput().getType();
+  if (in.getElementType() != out.getElementType())
+    return emitOpError("expected the result's string slots to match the input's, got ")
+           << out.getElementType() << " and " << in.getElementType();
+  bool rowOk = in.getRank() == 1 || (in.getRank() == 2 && in.getDimSize(0) == 1);
+  if (!rowOk || out.getRank() != in.getRank() || (in.getRank() == 2 && out.getDimSize(0) != 1))
+    return emitOpError("expected [C] or [1, C] in and out, got ") << in << " -> " << out;
+  if (out.getNumElements() < 1)
+    return emitOpError("expected room for at least one result string, got ") << out;
+  StringRef change = getCaseChange();
+  if (change != "LOWER" && change != "UPPER" && change != "NONE")
+    return emitOpError("expected case_change LOWER, UPPER or NONE, got ") << change;
+  return success();
+}
+
 #define GET_OP_CLASSES
 #include "dialects/tract/IR/TractOps.cpp.inc"

@@ -695,4 +695,40 @@ def Tract_MelWeightMatrixOp : Tract_Op<"mel_weight_matrix", [Pure]> {
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
 }
 
+//===----------------------------------------------------------------------===//
+// Operator: dropout
+//===----------------------------------------------------------------------===//
+def Tract_DropoutOp : Tract_Op<"dropout", [Pure]> {
+  let summary = "Dropout whose ratio or training mode is known only at run time";
+  let description = [{
+    With `training` false or `ratio` 0 the identity (mask all true);
+    otherwise numpy's MT19937 seeded with `seed` picks the kept elements, as
+    ONNX's reference does, and kept elements are scaled by 1 / (1 - ratio).
+    Re-seeded on every run, so a run depends on its inputs only.
+  }];
+  let arguments = (ins Tract_FloatTensor:$input, Tract_FloatTensor:$ratio,
+                       RankedTensorOf<[I1]>:$training, Tract_I64Attr:$seed);
+  let results = (outs Tract_FloatTensor:$output, RankedTensorOf<[I1]>:$mask);
+  let assemblyFormat = "$input `,` $ratio `,` $training attr-dict `:` functional-type(operands, results)";
+}
+
+//===----------------------------------------------------------------------===//
+// Operator: string_normalizer
+//===----------------------------------------------------------------------===//
+def Tract_StringNormalizerOp : Tract_Op<"string_normalizer", [Pure]> {
+  let summary = "drops stopwords, then changes case (ONNX StringNormalizer)";
+  let description = [{
+    Input [C] or [1, C]; the output has the same rank with the kept strings
+    along the last dim. Its static length is the one the model declares (or
+    C): slots past the run-time count hold empty strings. When every string is
+    dropped the output holds one empty string, as ONNX asks. `case_change` is
+    "LOWER", "UPPER" or "NONE".
+  }];
+  let arguments = (ins RankedTensorOf<[Tract_StringType]>:$input, StrAttr:$case_change,
+                       BoolAttr:$case_sensitive, StrArrayAttr:$stopwords);
+  let results = (outs RankedTensorOf<[Tract_StringType]>:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let hasVerifier = 1;
+}
+
 #endif // TRACT_OPS_TD
