@@ -2,6 +2,7 @@
 #include "compiler/Pipelines.h"
 
 #include "compiler/Codegen/Passes.h"
+#include "compiler/Transforms/Passes.h"
 #include "dialects/tract/IR/TractDialect.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -14,8 +15,11 @@ void registerTractDialects(DialectRegistry &registry) {
 }
 
 void buildOptimizePipeline(OpPassManager &pm) {
-  pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createTractDeclutterPass());
   pm.addPass(createCSEPass());
+  // CSE merges equal subexpressions that let more patterns match (the two
+  // copies of x - mean(x) in a written-out layer norm, for one).
+  pm.addNestedPass<func::FuncOp>(createTractDeclutterPass());
 }
 
 void buildCodegenPipeline(OpPassManager &pm) {
@@ -25,8 +29,9 @@ void buildCodegenPipeline(OpPassManager &pm) {
 
 void registerTractPasses() {
   registerTractCodegenPasses();
+  registerTractTransformsPasses();
   PassPipelineRegistration<>("tract-optimize",
-                             "graph-level simplification (canonicalize, CSE)",
+                             "graph-level simplification (declutter, CSE)",
                              buildOptimizePipeline);
   PassPipelineRegistration<>("tract-codegen",
                              "target lowering and memory planning",

@@ -123,6 +123,9 @@ const char *unaryFunctor(Operation *op) {
       .Case([](NotOp) { return "Not"; })
       .Case([](HardSwishOp) { return "HardSwish"; })
       .Case([](MishOp) { return "Mish"; })
+      .Case([](SiluOp) { return "Silu"; })
+      .Case([](GeluOp) { return "Gelu"; })
+      .Case([](GeluTanhOp) { return "GeluTanh"; })
       .Case([](IsNanOp) { return "IsNaN"; })
       .Default([](Operation *) { return nullptr; });
 }

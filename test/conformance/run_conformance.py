@@ -47,7 +47,7 @@ DEFAULT_EXPECTED = os.path.join(REPO, "test", "conformance", "expected_pass.txt"
 CLASSES = ["pass", "wrong", "unsupported", "compile-error", "crash", "timeout", "harness-error"]
 
 RTOL = 1e-3
-ATOL = 1e-5
+ATOL = 1e-7
 
 # TensorProto data types that cannot travel through a .npy file to the model binary.
 _NON_NPY_TYPES = {

@@ -5,7 +5,8 @@ For each model made by export_models.py: `tractc model.onnx -o model.cpp --main 
 input=<shape of input_0.npy>` (the symbolic batch dim of the CNNs is pinned to 1, the MLP's is 4),
 `g++ -std=c++17 -O2 -I runtime/include model.cpp -o model -lm`, `./model input_0.npy -o out`,
 then out/output_0.npy is compared with torch's expected_0.npy (same shape and dtype, max abs
-diff <= --atol, default 1e-4). The last line printed is exactly `N passed, M failed`; the exit
+diff <= --atol, default 1e-4). Each model is also compiled with --no-optimize, whose output
+must equal the optimized one within 1e-5 relative: no graph rewrite changes results. The last line printed is exactly `N passed, M failed`; the exit
 status is 1 iff M > 0.
 
 Needs /usr/bin/python3 (torch, torchvision, onnx, numpy).
@@ -74,31 +75,26 @@ def model_input_name(path):
     return names[0]
 
 
-def test_model(name, mdir, work, args):
-    """Returns (ok, max_abs_diff or None, message)."""
-    shutil.rmtree(work, ignore_errors=True)  # no stale model.cpp / outputs from an earlier run
+def compile_and_run(model, inp, x_path, shape, work, args, extra, times):
+    """tractc + g++ + run in `work`; returns (output array, None) or (None, failure)."""
     os.makedirs(work)
-    model = os.path.join(mdir, "model.onnx")
-    x = np.load(os.path.join(mdir, "input_0.npy"))
-    expected = np.load(os.path.join(mdir, "expected_0.npy"))
-    inp = model_input_name(model)
     cpp = os.path.join(work, "model.cpp")
     exe = os.path.join(work, "model")
     out_dir = os.path.join(work, "out")
-    os.makedirs(out_dir, exist_ok=True)
-    times = []
+    os.makedirs(out_dir)
+    tag = " ".join(extra)
 
     argv = [args.tractc, model, "-o", cpp, "--main",
-            "--input-shape", "%s=%s" % (inp, ",".join(str(d) for d in x.shape))]
+            "--input-shape", "%s=%s" % (inp, ",".join(str(d) for d in shape))] + extra
     if args.verbose:
         print("  $ " + " ".join(argv), flush=True)
     rc, out, t = run_step(argv, work, args.timeout)
-    times.append("tractc %.1fs" % t)
+    times.append("tractc%s %.1fs" % (" " + tag if tag else "", t))
     if rc != 0:
         kind = {2: "unsupported", 1: "error"}.get(rc, "crash")
-        return False, None, "tractc %s (%s)%s" % (describe(rc, args.timeout), kind, tail(out))
+        return None, "tractc %s (%s)%s" % (describe(rc, args.timeout), kind, tail(out))
     if not os.path.isfile(cpp) or not os.path.isfile(os.path.splitext(cpp)[0] + ".h"):
-        return False, None, "tractc exited 0 but did not write model.cpp and model.h"
+        return None, "tractc exited 0 but did not write model.cpp and model.h"
 
     argv = [args.cxx, "-std=c++17", "-O2", "-I", os.path.join(REPO, "runtime", "include"),
             cpp, "-o", exe, "-lm"] + args.cxxflags.split()
@@ -107,33 +103,67 @@ def test_model(name, mdir, work, args):
     rc, out, t = run_step(argv, work, args.timeout)
     times.append("g++ %.1fs" % t)
     if rc != 0:
-        return False, None, "g++ %s%s" % (describe(rc, args.timeout), tail(out))
+        return None, "g++ %s%s" % (describe(rc, args.timeout), tail(out))
 
-    argv = [exe, os.path.join(mdir, "input_0.npy"), "-o", out_dir]
+    argv = [exe, x_path, "-o", out_dir]
     if args.verbose:
         print("  $ " + " ".join(argv), flush=True)
     rc, out, t = run_step(argv, work, args.timeout)
     times.append("run %.2fs" % t)
     if rc != 0:
-        return False, None, "model %s%s" % (describe(rc, args.timeout), tail(out))
+        return None, "model %s%s" % (describe(rc, args.timeout), tail(out))
     f = os.path.join(out_dir, "output_0.npy")
     if not os.path.isfile(f):
-        return False, None, "output_0.npy not written"
+        return None, "output_0.npy not written"
     try:
-        y = np.load(f, allow_pickle=False)
+        return np.load(f, allow_pickle=False), None
     except Exception as e:  # noqa: BLE001
-        return False, None, "output_0.npy unreadable: %s" % e
+        return None, "output_0.npy unreadable: %s" % e
+
+
+def test_model(name, mdir, work, args):
+    """Returns (ok, max_abs_diff or None, message).
+
+    The model is compiled twice: as tractc compiles it, and with --no-optimize;
+    the first must match torch within --atol and the second within 1e-5
+    relative (of the output's largest magnitude): no rewrite may change results.
+    """
+    shutil.rmtree(work, ignore_errors=True)  # no stale model.cpp / outputs from an earlier run
+    os.makedirs(work)
+    model = os.path.join(mdir, "model.onnx")
+    x_path = os.path.join(mdir, "input_0.npy")
+    x = np.load(x_path)
+    expected = np.load(os.path.join(mdir, "expected_0.npy"))
+    inp = model_input_name(model)
+    times = []
+    y, why = compile_and_run(model, inp, x_path, x.shape, os.path.join(work, "optimized"), args,
+                             [], times)
+    if why:
+        return False, None, why
+    y0, why = compile_and_run(model, inp, x_path, x.shape, os.path.join(work, "unoptimized"),
+                              args, ["--no-optimize"], times)
+    if why:
+        return False, None, "--no-optimize: " + why
     timing = " [" + ", ".join(times) + "]"
-    if y.dtype != expected.dtype:
-        return False, None, "dtype %s, expected %s" % (y.dtype, expected.dtype) + timing
-    if y.shape != expected.shape:
-        return False, None, "shape %s, expected %s" % (list(y.shape), list(expected.shape)) + timing
+    for got, what in ((y, ""), (y0, "--no-optimize: ")):
+        if got.dtype != expected.dtype:
+            return False, None, what + "dtype %s, expected %s" % (got.dtype, expected.dtype) + timing
+        if got.shape != expected.shape:
+            return False, None, what + "shape %s, expected %s" % (list(got.shape),
+                                                                 list(expected.shape)) + timing
+        if not np.isfinite(got).all():
+            return False, None, what + "output has %d non-finite values" % int(
+                (~np.isfinite(got)).sum()) + timing
     diff = np.abs(y.astype(np.float64) - expected.astype(np.float64))
     maxd = float(diff.max()) if diff.size else 0.0
-    if not np.isfinite(y).all():
-        return False, maxd, "output has %d non-finite values" % int((~np.isfinite(y)).sum()) + timing
-    ok = maxd <= args.atol
-    return ok, maxd, ("ok" if ok else "max abs diff %.3g > atol %g" % (maxd, args.atol)) + timing
+    if maxd > args.atol:
+        return False, maxd, "max abs diff %.3g > atol %g" % (maxd, args.atol) + timing
+    scale = max(float(np.abs(y0).max()) if y0.size else 0.0, 1e-30)
+    rel = float(np.abs(y.astype(np.float64) - y0.astype(np.float64)).max()) / scale if y.size else 0.0
+    if rel > 1e-5:
+        return False, maxd, ("optimized vs --no-optimize differ by %.3g relative (> 1e-5)"
+                             % rel) + timing
+    return True, maxd, "ok (optimized vs unoptimized %.2g relative)" % rel + timing
 
 
 def main():

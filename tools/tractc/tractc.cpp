@@ -55,6 +55,10 @@ cl::opt<std::string> emitStage("emit",
 cl::opt<bool> withMain("main", cl::desc("Add a main() driver: ./model in0.npy ... -o OUTDIR "
                                         "[--repeat N] [--threads T]"),
                        cl::cat(category));
+cl::opt<bool> noOptimize("no-optimize",
+                         cl::desc("Skip the graph optimizer (declutter): one kernel per "
+                                  "imported op, to check that rewrites keep results"),
+                         cl::cat(category));
 cl::opt<bool> listOps("list-ops",
                       cl::desc("Print the supported ONNX ops as a Markdown table and exit"),
                       cl::cat(category));
@@ -225,7 +229,8 @@ int main(int argc, char **argv) {
     return printIR(module);
 
   PassManager pm(&context);
-  mlir::tract::buildOptimizePipeline(pm);
+  if (!noOptimize)
+    mlir::tract::buildOptimizePipeline(pm);
   if (emitStage != "optimize")
     mlir::tract::buildCodegenPipeline(pm);
   if (failed(pm.run(module)))

@@ -683,6 +683,48 @@ LogicalResult ResizeOp::verify() {
   return success();
 }
 
+Operation *KernelOp::getAnchor() {
+  Block &body = getBody().front();
+  if (body.empty() || !isa<ConvOp, MatMulOp>(body.front()))
+    return nullptr;
+  return &body.front();
+}
+
+LogicalResult KernelOp::verify() {
+  Block &body = getBody().front();
+  if (body.getNumArguments() != getInputs().size())
+    return emitOpError("expected ") << getInputs().size() << " body arguments, got "
+                                    << body.getNumArguments();
+  for (auto [arg, in] : llvm::zip(body.getArguments(), getInputs()))
+    if (arg.getType() != in.getType())
+      return emitOpError("expected body argument ")
+             << arg.getArgNumber() << " of type " << in.getType() << ", got " << arg.getType();
+  auto yield = dyn_cast<YieldOp>(body.getTerminator());
+  if (!yield || yield.getValue().getType() != getType())
+    return emitOpError("expected the body to yield a ") << getType();
+  Operation *anchor = getAnchor();
+  if (anchor)
+    for (auto [i, operand] : llvm::enumerate(anchor->getOperands())) {
+      auto arg = dyn_cast<BlockArgument>(operand);
+      if (!arg || arg.getArgNumber() != i)
+        return emitOpError("expected the anchor's operands to be the first body arguments");
+    }
+  for (Operation &op : body.without_terminator()) {
+    if (&op == anchor)
+      continue;
+    if (auto c = dyn_cast<ConstOp>(op)) {
+      if (c.getType().getNumElements() != 1)
+        return emitOpError("expected one-element constants in the body, got ") << c.getType();
+      continue;
+    }
+    if (isa<ConvOp, MatMulOp>(op) || op.getNumResults() != 1 ||
+        op.getResult(0).getType() != getType())
+      return emitOpError("expected elementwise ops producing ")
+             << getType() << " after the anchor, got " << op.getName();
+  }
+  return success();
+}
+
 LogicalResult StringNormalizerOp::verify() {
   auto in = getInput().getType(), out = getOutput().getType();
   if (in.getElementType() != out.getElementType())

@@ -62,6 +62,11 @@ def Tract_SoftsignOp : Tract_UnaryOp<"softsign", "y = x / (1 + |x|)">;
 def Tract_NotOp : Tract_UnaryOp<"not", "logical not (i1)">;
 def Tract_HardSwishOp : Tract_UnaryOp<"hard_swish", "y = x * max(0, min(1, x/6 + 1/2))">;
 def Tract_MishOp : Tract_UnaryOp<"mish", "y = x * tanh(softplus(x))">;
+// Recognised by the declutter pass (no ONNX op before opset 20).
+def Tract_SiluOp : Tract_UnaryOp<"silu", "y = x * sigmoid(x)">;
+def Tract_GeluOp : Tract_UnaryOp<"gelu", "y = x/2 * (1 + erf(x / sqrt(2)))">;
+def Tract_GeluTanhOp : Tract_UnaryOp<"gelu_tanh",
+    "y = x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3)))">;
 
 //===----------------------------------------------------------------------===//
 // Elementwise unary with parameters
@@ -710,6 +715,46 @@ def Tract_DropoutOp : Tract_Op<"dropout", [Pure]> {
                        RankedTensorOf<[I1]>:$training, Tract_I64Attr:$seed);
   let results = (outs Tract_FloatTensor:$output, RankedTensorOf<[I1]>:$mask);
   let assemblyFormat = "$input `,` $ratio `,` $training attr-dict `:` functional-type(operands, results)";
+}
+
+//===----------------------------------------------------------------------===//
+// Fused kernels (codegen level, made by tract-fuse)
+//===----------------------------------------------------------------------===//
+def Tract_KernelOp : Tract_Op<"kernel", [Pure, IsolatedFromAbove, SingleBlock]> {
+  let summary = "one generated kernel: an optional conv/matmul and an elementwise epilogue";
+  let description = [{
+    The body's arguments are the kernel's inputs. Its first op may be an
+    anchor (`tract.conv` or `tract.matmul`) that reads only block arguments,
+    in order, starting at the first; every other op is an elementwise tract
+    op (unary, parameterised unary or binary with broadcasting) producing
+    the kernel's result type, or a one-element `tract.const`. The emitters
+    print the anchor as its kernel and the elementwise ops as scalar code
+    applied to each output element, so the intermediates never reach memory.
+    ```mlir
+    %y = tract.kernel (%x, %w, %b, %res) : (...) -> tensor<1x64x56x56xf32> {
+    ^bb0(%x: ..., %w: ..., %b: ..., %res: ...):
+      %c = tract.conv %x, %w, %b {...}
+      %s = tract.add %c, %res : ...
+      %r = tract.relu %s : ...
+      tract.yield %r : tensor<1x64x56x56xf32>
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<Tract_Tensor>:$inputs);
+  let results = (outs Tract_Tensor:$output);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "`(` $inputs `)` attr-dict `:` functional-type($inputs, results) $body";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The conv or matmul the body starts with, or null.
+    Operation *getAnchor();
+  }];
+}
+
+def Tract_YieldOp : Tract_Op<"yield", [Pure, Terminator, HasParent<"KernelOp">]> {
+  let summary = "the value a kernel body produces";
+  let arguments = (ins Tract_Tensor:$value);
+  let assemblyFormat = "$value attr-dict `:` type($value)";
 }
 
 //===----------------------------------------------------------------------===//

@@ -76,6 +76,9 @@ TRACT_RT_FLOAT_UNARY(Softsign, v / (V(1) + std::fabs(v)))
 TRACT_RT_FLOAT_UNARY(Mish, std::tanh(v > V(0) ? v + std::log1p(std::exp(-v))
                                               : std::log1p(std::exp(v))) *
                                v)
+// v * sigmoid(v), from the same overflow-free halves.
+TRACT_RT_FLOAT_UNARY(Silu, v >= V(0) ? v / (V(1) + std::exp(-v))
+                                     : v * std::exp(v) / (V(1) + std::exp(v)))
 TRACT_RT_FLOAT_UNARY(Gelu, V(0.5) * v *
                                (V(1) + std::erf(v * V(0.70710678118654752440))))
 // Gelu with approximate="tanh" (not in API.md; an addition).

@@ -1,0 +1,132 @@
+//===- ConvRewrites.cpp - fold per-channel affine maps and pads into convs --===//
+//
+// The importer turns BatchNormalization into x * a + b with per-channel
+// constants a and b; after a conv with constant weights both fold away:
+// w'[o] = w[o] * a[o], bias'[o] = bias[o] * a[o] + b[o]. A Pad of zeros
+// before a conv becomes the conv's own padding.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/Transforms/DeclutterPatterns.h"
+#include "compiler/Transforms/RewriteUtils.h"
+
+namespace mlir::tract {
+namespace {
+
+// A conv (f32/f64) that only `user` consumes, with constant weights; and the
+// per-channel constant that is user's other operand.
+struct ConvAndChannels {
+  ConvOp conv;
+  SmallVector<double> perChannel;
+};
+
+std::optional<ConvAndChannels> matchConvThenPerChannel(Operation *user) {
+  for (int side = 0; side < 2; ++side) {
+    auto conv = user->getOperand(side).getDefiningOp<ConvOp>();
+    if (!conv || !conv->hasOneUse() || conv.getType() != user->getResult(0).getType())
+      continue;
+    if (!conv.getWeight().getDefiningOp<ConstOp>())
+      continue;
+    auto c = perChannelConstant(user->getOperand(1 - side), conv.getType());
+    if (c)
+      return ConvAndChannels{conv, std::move(*c)};
+  }
+  return std::nullopt;
+}
+
+ConvOp rebuildConv(PatternRewriter &rewriter, ConvOp conv, Value weight, Value bias) {
+  return rewriter.create<ConvOp>(conv.getLoc(), conv.getType(), conv.getInput(), weight, bias,
+                                 conv.getStridesAttr(), conv.getDilationsAttr(),
+                                 conv.getPadsAttr(), conv.getGroupAttr());
+}
+
+// conv(x, w, b) * a ==> conv(x, w * a, b * a)    (a per output channel)
+struct ConvTimesPerChannel : OpRewritePattern<MulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MulOp op, PatternRewriter &rewriter) const override {
+    auto m = matchConvThenPerChannel(op);
+    if (!m)
+      return rewriter.notifyMatchFailure(op, "not conv * per-channel constant");
+    ConvOp conv = m->conv;
+    auto w = floatConstant(conv.getWeight());
+    if (!w)
+      return rewriter.notifyMatchFailure(op, "weights are not f32/f64 constants");
+    int64_t outChannels = tensorType(conv.getWeight()).getDimSize(0);
+    int64_t perOut = outChannels ? (int64_t)w->size() / outChannels : 0;
+    for (int64_t o = 0; o < outChannels; ++o)
+      for (int64_t i = 0; i < perOut; ++i)
+        (*w)[o * perOut + i] *= m->perChannel[o];
+    Value weight = createFloatConstant(rewriter, conv.getLoc(), tensorType(conv.getWeight()), *w);
+    Value bias;
+    if (conv.getBias()) {
+      auto b = floatConstant(conv.getBias());
+      if (!b)
+        return rewriter.notifyMatchFailure(op, "bias is not a constant");
+      for (int64_t o = 0; o < outChannels; ++o)
+        (*b)[o] *= m->perChannel[o];
+      bias = createFloatConstant(rewriter, conv.getLoc(), tensorType(conv.getBias()), *b);
+    }
+    rewriter.replaceOp(op, rebuildConv(rewriter, conv, weight, bias).getResult());
+    return success();
+  }
+};
+
+// conv(x, w, b) + c ==> conv(x, w, b + c)    (c per output channel)
+struct ConvPlusPerChannel : OpRewritePattern<AddOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AddOp op, PatternRewriter &rewriter) const override {
+    auto m = matchConvThenPerChannel(op);
+    if (!m)
+      return rewriter.notifyMatchFailure(op, "not conv + per-channel constant");
+    ConvOp conv = m->conv;
+    int64_t outChannels = tensorType(conv.getWeight()).getDimSize(0);
+    SmallVector<double> bias(outChannels, 0.0);
+    if (conv.getBias()) {
+      auto b = floatConstant(conv.getBias());
+      if (!b)
+        return rewriter.notifyMatchFailure(op, "bias is not a constant");
+      bias = *b;
+    }
+    for (int64_t o = 0; o < outChannels; ++o)
+      bias[o] += m->perChannel[o];
+    auto biasType = RankedTensorType::get({outChannels}, conv.getType().getElementType());
+    Value b = createFloatConstant(rewriter, conv.getLoc(), biasType, bias);
+    rewriter.replaceOp(op, rebuildConv(rewriter, conv, conv.getWeight(), b).getResult());
+    return success();
+  }
+};
+
+// conv(pad(x, zeros on spatial dims)) ==> conv(x) with the pads added
+struct PadIntoConv : OpRewritePattern<ConvOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConvOp op, PatternRewriter &rewriter) const override {
+    auto pad = op.getInput().getDefiningOp<PadOp>();
+    if (!pad || pad.getRuntimePads() || pad.getRuntimeValue() || pad.getMode() != "constant" ||
+        pad.getValue().convertToDouble() != 0.0)
+      return rewriter.notifyMatchFailure(op, "input is not a static zero pad");
+    ArrayRef<int64_t> p = pad.getPads();
+    int64_t rank = tensorType(pad.getInput()).getRank(), spatial = rank - 2;
+    // Only spatial dims, and no cropping (negative pads).
+    for (int64_t d = 0; d < rank; ++d) {
+      bool isSpatial = d >= 2;
+      if (p[d] < 0 || p[rank + d] < 0 || (!isSpatial && (p[d] || p[rank + d])))
+        return rewriter.notifyMatchFailure(op, "pads batch/channel dims or crops");
+    }
+    SmallVector<int64_t> pads(op.getPads());
+    for (int64_t s = 0; s < spatial; ++s) {
+      pads[s] += p[2 + s];
+      pads[spatial + s] += p[rank + 2 + s];
+    }
+    rewriter.replaceOpWithNewOp<ConvOp>(op, op.getType(), pad.getInput(), op.getWeight(),
+                                        op.getBias(), op.getStridesAttr(), op.getDilationsAttr(),
+                                        rewriter.getDenseI64ArrayAttr(pads), op.getGroupAttr());
+    return success();
+  }
+};
+
+} // namespace
+
+void populateConvDeclutter(RewritePatternSet &patterns) {
+  patterns.add<ConvTimesPerChannel, ConvPlusPerChannel, PadIntoConv>(patterns.getContext());
+}
+
+} // namespace mlir::tract

@@ -1,0 +1,151 @@
+//===- Fusion.cpp - the tract-fuse pass --------------------------------------===//
+//
+// Builds `tract.kernel`s: a conv/matmul with the elementwise chain that
+// follows it (its epilogue), or a chain of elementwise ops alone (a map).
+// The ops are moved into the kernel's body unchanged; one-element constants
+// move with them, every other operand becomes a kernel input.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/Transforms/Passes.h"
+
+#include "mlir/IR/IRMapping.h"
+
+namespace mlir::tract {
+#define GEN_PASS_DEF_TRACTFUSEPASS
+#include "compiler/Transforms/Passes.h.inc"
+
+namespace {
+
+bool isFloat(Type t) {
+  auto tensor = dyn_cast<RankedTensorType>(t);
+  return tensor && (tensor.getElementType().isF32() || tensor.getElementType().isF64());
+}
+
+// Elementwise ops whose scalar form the emitters print.
+bool isElementwise(Operation *op) {
+  return isa<NegOp, AbsOp, SqrtOp, ExpOp, LogOp, ErfOp, ReluOp, SigmoidOp, TanhOp, FloorOp,
+             CeilOp, RoundOp, SinOp, CosOp, TanOp, AsinOp, AcosOp, AtanOp, SinhOp, CoshOp,
+             AsinhOp, AcoshOp, AtanhOp, ReciprocalOp, SignOp, SoftplusOp, SoftsignOp,
+             HardSwishOp, MishOp, SiluOp, GeluOp, GeluTanhOp, LeakyReluOp, HardSigmoidOp, ClipOp,
+             EluOp, SeluOp, CeluOp, ThresholdedReluOp, ShrinkOp, AddOp, SubOp, MulOp, DivOp,
+             PowOp, MaxOp, MinOp, PReluOp>(op);
+}
+
+// `op` can join a chain whose values have type `type`.
+bool fusable(Operation *op, Type type) {
+  if (!isElementwise(op) || op->getNumResults() != 1 || op->getResult(0).getType() != type ||
+      !isFloat(type))
+    return false;
+  Type element = cast<RankedTensorType>(type).getElementType();
+  return llvm::all_of(op->getOperandTypes(), [&](Type t) {
+    return cast<RankedTensorType>(t).getElementType() == element;
+  });
+}
+
+bool isOneElementConstant(Value v) {
+  auto c = v.getDefiningOp<ConstOp>();
+  return c && c.getType().getNumElements() == 1;
+}
+
+// The chain that starts at `op`: op, then its only user while that user is
+// a fusable elementwise op of the same type.
+SmallVector<Operation *> chainFrom(Operation &op) {
+  bool anchor = isa<ConvOp, MatMulOp>(op) && isFloat(op.getResult(0).getType());
+  if (!anchor && !fusable(&op, op.getNumResults() ? op.getResult(0).getType() : Type()))
+    return {};
+  SmallVector<Operation *> chain{&op};
+  Value v = op.getResult(0);
+  while (v.hasOneUse()) {
+    Operation *user = *v.getUsers().begin();
+    if (user->getBlock() != op.getBlock() || !fusable(user, v.getType()))
+      break;
+    chain.push_back(user);
+    v = user->getResult(0);
+  }
+  return chain;
+}
+
+void buildKernel(ArrayRef<Operation *> chain) {
+  Operation *last = chain.back();
+  Operation *anchor = isa<ConvOp, MatMulOp>(chain.front()) ? chain.front() : nullptr;
+  llvm::SmallPtrSet<Value, 8> internal;
+  for (Operation *op : chain)
+    internal.insert(op->getResult(0));
+
+  // Inputs: the anchor's operands first and in order (as the verifier asks),
+  // then every other outside value once.
+  SmallVector<Value> inputs;
+  llvm::DenseMap<Value, unsigned> inputIndex;
+  if (anchor)
+    for (Value v : anchor->getOperands()) {
+      inputIndex.try_emplace(v, inputs.size());
+      inputs.push_back(v);
+    }
+  for (Operation *op : chain) {
+    if (op == anchor)
+      continue;
+    for (Value v : op->getOperands())
+      if (!internal.contains(v) && !isOneElementConstant(v) && inputIndex.try_emplace(v, inputs.size()).second)
+        inputs.push_back(v);
+  }
+
+  SmallVector<Location> locs;
+  for (Operation *op : chain)
+    locs.push_back(op->getLoc());
+  OpBuilder b(last);
+  Location loc = b.getFusedLoc(locs);
+  auto kernel = b.create<KernelOp>(loc, last->getResult(0).getType(), inputs);
+  Block *body = new Block();
+  kernel.getBody().push_back(body);
+  for (Value v : inputs)
+    body->addArgument(v.getType(), v.getLoc());
+
+  IRMapping map;
+  for (auto [v, index] : inputIndex)
+    map.map(v, body->getArgument(index));
+  OpBuilder ib = OpBuilder::atBlockEnd(body);
+  for (Operation *op : chain) {
+    if (op == anchor) {
+      Operation *copy = ib.clone(*op);
+      for (unsigned i = 0; i < copy->getNumOperands(); ++i)
+        copy->setOperand(i, body->getArgument(i));
+      map.map(op->getResult(0), copy->getResult(0));
+      continue;
+    }
+    for (Value v : op->getOperands())
+      if (!map.contains(v) && isOneElementConstant(v))
+        map.map(v, ib.clone(*v.getDefiningOp())->getResult(0));
+    ib.clone(*op, map);
+  }
+  ib.create<YieldOp>(loc, map.lookup(last->getResult(0)));
+
+  last->getResult(0).replaceAllUsesWith(kernel.getResult());
+  for (Operation *op : llvm::reverse(chain))
+    op->erase();
+}
+
+struct Fuse : impl::TractFusePassBase<Fuse> {
+  void runOnOperation() override {
+    Block &block = getOperation().getBody().front();
+    SmallVector<SmallVector<Operation *>> chains;
+    llvm::SmallPtrSet<Operation *, 32> claimed;
+    for (Operation &op : block) {
+      if (claimed.contains(&op))
+        continue;
+      SmallVector<Operation *> chain = chainFrom(op);
+      if (chain.size() < 2)
+        continue;
+      claimed.insert(chain.begin(), chain.end());
+      chains.push_back(std::move(chain));
+    }
+    for (ArrayRef<Operation *> chain : chains)
+      buildKernel(chain);
+    // Constants only the fused ops read are dead now.
+    for (Operation &op : llvm::make_early_inc_range(block))
+      if (isa<ConstOp>(op) && op.use_empty())
+        op.erase();
+  }
+};
+
+} // namespace
+} // namespace mlir::tract

@@ -1,0 +1,60 @@
+// RUN: tract-opt %s --split-input-file --tract-declutter | FileCheck %s
+// BatchNormalization's per-channel scale and shift, and zero pads, folded
+// into convolutions (ConvRewrites.cpp).
+
+// conv * a + b with a = [2, 3], b = [1, -1] per channel: weights and bias
+// absorb them.
+// CHECK-LABEL: func @conv_bn_fold
+// CHECK-DAG: %[[W:.+]] = tract.const dense<{{.+}}2.000000e+00]]], {{.+}}3.000000e+00]]]]> : tensor<2x1x1x1xf32>
+// CHECK-DAG: %[[B:.+]] = tract.const dense<[2.000000e+00, -4.000000e+00]> : tensor<2xf32>
+// CHECK: %[[Y:.+]] = tract.conv %arg0, %[[W]], %[[B]]
+// CHECK-NEXT: return %[[Y]]
+func.func @conv_bn_fold(%x: tensor<1x1x3x3xf32>) -> tensor<1x2x3x3xf32> {
+  %w = tract.const dense<[[[[1.0]]], [[[1.0]]]]> : tensor<2x1x1x1xf32>
+  %bias = tract.const dense<[0.5, -1.0]> : tensor<2xf32>
+  %a = tract.const dense<[[[2.0]], [[3.0]]]> : tensor<2x1x1xf32>
+  %b = tract.const dense<[[[1.0]], [[-1.0]]]> : tensor<2x1x1xf32>
+  %0 = tract.conv %x, %w, %bias {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1} : (tensor<1x1x3x3xf32>, tensor<2x1x1x1xf32>, tensor<2xf32>) -> tensor<1x2x3x3xf32>
+  %1 = tract.mul %0, %a : tensor<1x2x3x3xf32>, tensor<2x1x1xf32> -> tensor<1x2x3x3xf32>
+  %2 = tract.add %1, %b : tensor<1x2x3x3xf32>, tensor<2x1x1xf32> -> tensor<1x2x3x3xf32>
+  return %2 : tensor<1x2x3x3xf32>
+}
+
+// -----
+
+// A scale that varies along the width, not the channels, stays a multiply.
+// CHECK-LABEL: func @conv_bn_nofold
+// CHECK: tract.conv
+// CHECK: tract.mul
+func.func @conv_bn_nofold(%x: tensor<1x1x3x3xf32>) -> tensor<1x2x3x3xf32> {
+  %w = tract.const dense<[[[[1.0]]], [[[1.0]]]]> : tensor<2x1x1x1xf32>
+  %a = tract.const dense<[2.0, 3.0, 4.0]> : tensor<3xf32>
+  %0 = tract.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1} : (tensor<1x1x3x3xf32>, tensor<2x1x1x1xf32>) -> tensor<1x2x3x3xf32>
+  %1 = tract.mul %0, %a : tensor<1x2x3x3xf32>, tensor<3xf32> -> tensor<1x2x3x3xf32>
+  return %1 : tensor<1x2x3x3xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @pad_into_conv_fold
+// CHECK-NOT: tract.pad
+// CHECK: tract.conv %arg0, %{{.*}} {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 2, 1, 3, 1>, strides = array<i64: 1, 1>}
+func.func @pad_into_conv_fold(%x: tensor<1x1x3x3xf32>) -> tensor<1x1x8x5xf32> {
+  %w = tract.const dense<1.0> : tensor<1x1x1x1xf32>
+  %0 = tract.pad %x {pads = array<i64: 0, 0, 1, 0, 0, 0, 2, 0>} : tensor<1x1x3x3xf32> -> tensor<1x1x6x3xf32>
+  %1 = tract.conv %0, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1} : (tensor<1x1x6x3xf32>, tensor<1x1x1x1xf32>) -> tensor<1x1x8x5xf32>
+  return %1 : tensor<1x1x8x5xf32>
+}
+
+// -----
+
+// Reflection padding is not zero padding.
+// CHECK-LABEL: func @pad_into_conv_nofold
+// CHECK: tract.pad
+// CHECK: tract.conv
+func.func @pad_into_conv_nofold(%x: tensor<1x1x3x3xf32>) -> tensor<1x1x5x5xf32> {
+  %w = tract.const dense<1.0> : tensor<1x1x1x1xf32>
+  %0 = tract.pad %x {pads = array<i64: 0, 0, 1, 1, 0, 0, 1, 1>, mode = "reflect"} : tensor<1x1x3x3xf32> -> tensor<1x1x5x5xf32>
+  %1 = tract.conv %0, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1} : (tensor<1x1x5x5xf32>, tensor<1x1x1x1xf32>) -> tensor<1x1x5x5xf32>
+  return %1 : tensor<1x1x5x5xf32>
+}
