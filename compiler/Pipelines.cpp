@@ -22,6 +22,10 @@ void buildOptimizePipeline(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createTractDeclutterPass());
 }
 
+void buildFusePipeline(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(createTractFusePass());
+}
+
 void buildCodegenPipeline(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createTractWidenF16Pass());
   pm.addNestedPass<func::FuncOp>(createTractPlanMemoryPass());
@@ -33,6 +37,8 @@ void registerTractPasses() {
   PassPipelineRegistration<>("tract-optimize",
                              "graph-level simplification (declutter, CSE)",
                              buildOptimizePipeline);
+  PassPipelineRegistration<>("tract-fusion", "kernel formation (tract-fuse)",
+                             buildFusePipeline);
   PassPipelineRegistration<>("tract-codegen",
                              "target lowering and memory planning",
                              buildCodegenPipeline);

@@ -10,8 +10,10 @@ namespace mlir::tract {
 void registerTractDialects(DialectRegistry &registry);
 /// Passes and pipelines, for tract-opt's command line.
 void registerTractPasses();
-/// Graph-level simplification: canonicalisation to a fixpoint, dead code.
+/// Graph-level simplification: declutter to a fixpoint, CSE.
 void buildOptimizePipeline(OpPassManager &pm);
+/// Kernel formation: conv/matmul epilogues and elementwise chains.
+void buildFusePipeline(OpPassManager &pm);
 /// Target lowering and memory planning; its output is what emitters print.
 void buildCodegenPipeline(OpPassManager &pm);
 } // namespace mlir::tract

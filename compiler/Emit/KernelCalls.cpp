@@ -8,6 +8,7 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
+#include <cstring>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -227,9 +228,101 @@ std::string convParams(RankedTensorType x, RankedTensorType w, RankedTensorType 
   (void)transposed;
 }
 
+// Index into a kernel input of shape `in` for output element `i` of shape
+// `out` (numpy broadcasting), as a C++ expression with constant divisors.
+std::string broadcastIndex(ArrayRef<int64_t> in, ArrayRef<int64_t> out) {
+  if (in == out)
+    return "i";
+  SmallVector<int64_t> strides = broadcastStrides(in, out);
+  std::string expr;
+  for (size_t d = 0; d < out.size(); ++d) {
+    if (strides[d] == 0)
+      continue;
+    int64_t inner = product(out.drop_front(d + 1));
+    std::string term = inner == 1 ? "i" : fmt::format("(i / {})", inner);
+    if (d > 0)
+      term = fmt::format("({} % {})", term, out[d]);
+    if (strides[d] != 1)
+      term = fmt::format("{} * {}", term, strides[d]);
+    expr += (expr.empty() ? "" : " + ") + term;
+  }
+  return expr.empty() ? "0" : expr;
+}
+
+// A tract.kernel: its anchor's call writes out0, then one loop applies the
+// elementwise ops to each element with the runtime's scalar functors (the
+// same ones the standalone kernels use), so results do not change.
+LogicalResult buildFusedKernel(KernelOp kernel, KernelCall &call) {
+  Block &body = kernel.getBody().front();
+  Operation *anchor = kernel.getAnchor();
+  if (anchor && failed(buildKernelCall(anchor, call)))
+    return failure();
+  RankedTensorType out = kernel.getType();
+  Type element = out.getElementType();
+  std::string T = cppElementType(element);
+  int64_t n = out.getNumElements();
+
+  std::vector<std::string> loop;
+  llvm::DenseMap<Value, std::string> names;
+  if (anchor) {
+    loop.push_back(fmt::format("const {} acc = out0[i];", T));
+    names[anchor->getResult(0)] = "acc";
+  }
+  auto nameOf = [&](Value v) -> std::string {
+    auto it = names.find(v);
+    if (it != names.end())
+      return it->second;
+    auto arg = cast<BlockArgument>(v); // the verifier admits nothing else
+    std::string name = fmt::format("a{}", arg.getArgNumber());
+    loop.push_back(fmt::format("const {} {} = in{}[{}];", T, name, arg.getArgNumber(),
+                               broadcastIndex(typeOf(arg).getShape(), out.getShape())));
+    return names[v] = name;
+  };
+  int temp = 0;
+  for (Operation &op : body.without_terminator()) {
+    if (&op == anchor)
+      continue;
+    if (auto c = dyn_cast<ConstOp>(op)) {
+      std::string bytes = elementsBytes(c.getValue());
+      double v = 0;
+      if (element.isF32()) {
+        float f;
+        std::memcpy(&f, bytes.data(), sizeof f);
+        v = f;
+      } else {
+        std::memcpy(&v, bytes.data(), sizeof v);
+      }
+      names[c.getResult()] = cppLiteral(v, element);
+      continue;
+    }
+    std::string expr;
+    if (const char *f = unaryFunctor(&op))
+      expr = fmt::format("tract::rt::op::{}{{}}({})", f, nameOf(op.getOperand(0)));
+    else if (std::string pf = paramFunctor(&op); !pf.empty())
+      expr = fmt::format("tract::rt::op::{}({})", pf, nameOf(op.getOperand(0)));
+    else if (const char *bf = binaryFunctor(&op))
+      expr = fmt::format("tract::rt::op::{}{{}}({}, {})", bf, nameOf(op.getOperand(0)),
+                         nameOf(op.getOperand(1)));
+    else
+      return op.emitError("no scalar form for ") << op.getName() << " in a fused kernel";
+    std::string name = fmt::format("v{}", temp++);
+    loop.push_back(fmt::format("const {} {} = static_cast<{}>({});", T, name, T, expr));
+    names[op.getResult(0)] = name;
+  }
+  loop.push_back(fmt::format("out0[i] = {};", nameOf(body.getTerminator()->getOperand(0))));
+  call.lines.push_back(fmt::format("for (int64_t i = 0; i < {}; ++i) {{", n));
+  for (std::string &l : loop)
+    call.lines.push_back("  " + l);
+  call.lines.push_back("}");
+  call.flops += n * temp;
+  return success();
+}
+
 } // namespace
 
 LogicalResult mlir::tract::buildKernelCall(Operation *op, KernelCall &call) {
+  if (auto kernel = dyn_cast<KernelOp>(op))
+    return buildFusedKernel(kernel, call);
   Body b{call};
   auto result = typeOf(op->getResult(0));
   int64_t n = result.getNumElements();

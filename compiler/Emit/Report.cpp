@@ -2,6 +2,7 @@
 #include "compiler/Emit/CppEmitter.h"
 #include "compiler/Emit/EmitCommon.h"
 #include "compiler/Support/ElementsData.h"
+#include "dialects/tract/IR/TractOps.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -47,14 +48,23 @@ std::string mlir::tract::emitReport(ModuleOp module, const EmitOptions &options)
       inputs.push_back(tensor(v));
     for (Value v : k.op->getResults())
       outputs.push_back(tensor(v));
-    kernels.push_back(llvm::json::Object{{"name", k.name},
+    llvm::json::Object kernel{{"name", k.name},
                                          {"op", k.op->getName().getStringRef().str()},
                                          {"onnx_nodes", std::move(nodes)},
                                          {"onnx_ops", std::move(ops)},
                                          {"flops", k.call.flops},
                                          {"scratch_bytes", 0},
                                          {"inputs", std::move(inputs)},
-                                         {"outputs", std::move(outputs)}});
+                                         {"outputs", std::move(outputs)}};
+    // A fused kernel also lists the tract ops it runs, in order.
+    if (auto fused = dyn_cast<KernelOp>(k.op)) {
+      llvm::json::Array body;
+      for (Operation &op : fused.getBody().front().without_terminator())
+        if (!isa<ConstOp>(op))
+          body.push_back(op.getName().getStringRef().str());
+      kernel["fused_ops"] = std::move(body);
+    }
+    kernels.push_back(std::move(kernel));
   }
   llvm::json::Object root{{"model", utf8(options.modelName)},
                           {"target", options.target},

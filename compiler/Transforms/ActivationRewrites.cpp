@@ -93,7 +93,10 @@ LogicalResult rewriteProductOfX(MulOp root, PatternRewriter &rewriter, MatchRest
     SmallVector<Value> others(factors);
     takeFactor(others, [&](Value f) { return f == x; });
     if (rest(x, others) && others.empty()) {
-      rewriter.replaceOp(root, make(x));
+      Location loc = subgraphLoc(root, x);
+      Value replacement = make(x);
+      replacement.getDefiningOp()->setLoc(loc);
+      rewriter.replaceOp(root, replacement);
       return success();
     }
   }
@@ -185,9 +188,11 @@ struct HardSigmoidFromClip : OpRewritePattern<MulOp> {
       std::optional<double> b = add ? splatConstant(add.getRhs()) : std::nullopt;
       if (!b || add.getLhs().getType() != op.getType() || !isFloatTensor(add.getLhs()))
         continue;
+      Location loc = subgraphLoc(op, add.getLhs());
       rewriter.replaceOpWithNewOp<HardSigmoidOp>(op, add.getLhs(),
                                                  rewriter.getF32FloatAttr((float)*s),
-                                                 rewriter.getF32FloatAttr((float)(*b * *s)));
+                                                 rewriter.getF32FloatAttr((float)(*b * *s)))
+          ->setLoc(loc);
       return success();
     }
     return rewriter.notifyMatchFailure(op, "not clip(x + b, 0, 1/s) * s");

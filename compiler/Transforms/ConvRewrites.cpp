@@ -33,8 +33,11 @@ std::optional<ConvAndChannels> matchConvThenPerChannel(Operation *user) {
   return std::nullopt;
 }
 
-ConvOp rebuildConv(PatternRewriter &rewriter, ConvOp conv, Value weight, Value bias) {
-  return rewriter.create<ConvOp>(conv.getLoc(), conv.getType(), conv.getInput(), weight, bias,
+// The conv with new weights and bias, located at the conv and `absorbed`.
+ConvOp rebuildConv(PatternRewriter &rewriter, ConvOp conv, Value weight, Value bias,
+                   Operation *absorbed) {
+  return rewriter.create<ConvOp>(fusedLoc({conv, absorbed}), conv.getType(), conv.getInput(),
+                                 weight, bias,
                                  conv.getStridesAttr(), conv.getDilationsAttr(),
                                  conv.getPadsAttr(), conv.getGroupAttr());
 }
@@ -65,7 +68,7 @@ struct ConvTimesPerChannel : OpRewritePattern<MulOp> {
         (*b)[o] *= m->perChannel[o];
       bias = createFloatConstant(rewriter, conv.getLoc(), tensorType(conv.getBias()), *b);
     }
-    rewriter.replaceOp(op, rebuildConv(rewriter, conv, weight, bias).getResult());
+    rewriter.replaceOp(op, rebuildConv(rewriter, conv, weight, bias, op).getResult());
     return success();
   }
 };
@@ -90,7 +93,7 @@ struct ConvPlusPerChannel : OpRewritePattern<AddOp> {
       bias[o] += m->perChannel[o];
     auto biasType = RankedTensorType::get({outChannels}, conv.getType().getElementType());
     Value b = createFloatConstant(rewriter, conv.getLoc(), biasType, bias);
-    rewriter.replaceOp(op, rebuildConv(rewriter, conv, conv.getWeight(), b).getResult());
+    rewriter.replaceOp(op, rebuildConv(rewriter, conv, conv.getWeight(), b, op).getResult());
     return success();
   }
 };
@@ -116,9 +119,11 @@ struct PadIntoConv : OpRewritePattern<ConvOp> {
       pads[s] += p[2 + s];
       pads[spatial + s] += p[rank + 2 + s];
     }
-    rewriter.replaceOpWithNewOp<ConvOp>(op, op.getType(), pad.getInput(), op.getWeight(),
-                                        op.getBias(), op.getStridesAttr(), op.getDilationsAttr(),
-                                        rewriter.getDenseI64ArrayAttr(pads), op.getGroupAttr());
+    rewriter
+        .replaceOpWithNewOp<ConvOp>(op, op.getType(), pad.getInput(), op.getWeight(),
+                                    op.getBias(), op.getStridesAttr(), op.getDilationsAttr(),
+                                    rewriter.getDenseI64ArrayAttr(pads), op.getGroupAttr())
+        ->setLoc(fusedLoc({pad, op}));
     return success();
   }
 };

@@ -22,6 +22,7 @@ struct Declutter : impl::TractDeclutterPassBase<Declutter> {
     populateActivationDeclutter(set);
     populateConvDeclutter(set);
     populateNormDeclutter(set);
+    populateLayoutDeclutter(set);
     populateConstantPropagation(set, maxFoldElements);
     patterns = FrozenRewritePatternSet(std::move(set));
     return success();

@@ -23,6 +23,9 @@ void populateConvDeclutter(RewritePatternSet &patterns);
 /// LayerNormalization written out (ReduceMean, Sub, Pow, Sqrt, Div, ...),
 /// and Mul/Add by constants after a layer_norm as its scale and bias.
 void populateNormDeclutter(RewritePatternSet &patterns);
+/// Transposes sunk below elementwise ops (to meet and cancel) or absorbed
+/// into matmul flags; integer products with zero.
+void populateLayoutDeclutter(RewritePatternSet &patterns);
 /// Ops whose operands are all constants, computed at compile time when the
 /// result has at most `maxElements` elements.
 void populateConstantPropagation(RewritePatternSet &patterns, int64_t maxElements);

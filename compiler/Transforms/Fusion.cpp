@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Transforms/Passes.h"
+#include "compiler/Transforms/RewriteUtils.h"
 
 #include "mlir/IR/IRMapping.h"
 
@@ -19,16 +20,6 @@ namespace {
 bool isFloat(Type t) {
   auto tensor = dyn_cast<RankedTensorType>(t);
   return tensor && (tensor.getElementType().isF32() || tensor.getElementType().isF64());
-}
-
-// Elementwise ops whose scalar form the emitters print.
-bool isElementwise(Operation *op) {
-  return isa<NegOp, AbsOp, SqrtOp, ExpOp, LogOp, ErfOp, ReluOp, SigmoidOp, TanhOp, FloorOp,
-             CeilOp, RoundOp, SinOp, CosOp, TanOp, AsinOp, AcosOp, AtanOp, SinhOp, CoshOp,
-             AsinhOp, AcoshOp, AtanhOp, ReciprocalOp, SignOp, SoftplusOp, SoftsignOp,
-             HardSwishOp, MishOp, SiluOp, GeluOp, GeluTanhOp, LeakyReluOp, HardSigmoidOp, ClipOp,
-             EluOp, SeluOp, CeluOp, ThresholdedReluOp, ShrinkOp, AddOp, SubOp, MulOp, DivOp,
-             PowOp, MaxOp, MinOp, PReluOp>(op);
 }
 
 // `op` can join a chain whose values have type `type`.
@@ -48,8 +39,9 @@ bool isOneElementConstant(Value v) {
 }
 
 // The chain that starts at `op`: op, then its only user while that user is
-// a fusable elementwise op of the same type.
-SmallVector<Operation *> chainFrom(Operation &op) {
+// a fusable elementwise op of the same type that no earlier chain took (an
+// add of two convs joins the first conv's chain only).
+SmallVector<Operation *> chainFrom(Operation &op, const llvm::SmallPtrSetImpl<Operation *> &claimed) {
   bool anchor = isa<ConvOp, MatMulOp>(op) && isFloat(op.getResult(0).getType());
   if (!anchor && !fusable(&op, op.getNumResults() ? op.getResult(0).getType() : Type()))
     return {};
@@ -57,7 +49,7 @@ SmallVector<Operation *> chainFrom(Operation &op) {
   Value v = op.getResult(0);
   while (v.hasOneUse()) {
     Operation *user = *v.getUsers().begin();
-    if (user->getBlock() != op.getBlock() || !fusable(user, v.getType()))
+    if (user->getBlock() != op.getBlock() || claimed.contains(user) || !fusable(user, v.getType()))
       break;
     chain.push_back(user);
     v = user->getResult(0);
@@ -132,7 +124,7 @@ struct Fuse : impl::TractFusePassBase<Fuse> {
     for (Operation &op : block) {
       if (claimed.contains(&op))
         continue;
-      SmallVector<Operation *> chain = chainFrom(op);
+      SmallVector<Operation *> chain = chainFrom(op, claimed);
       if (chain.size() < 2)
         continue;
       claimed.insert(chain.begin(), chain.end());

@@ -55,8 +55,11 @@ struct DecomposedLayerNorm : OpRewritePattern<DivOp> {
       return rewriter.notifyMatchFailure(op, "not f32/f64");
     Value ones = createFloatConstant(rewriter, op.getLoc(), normalized,
                                      SmallVector<double>(normalized.getNumElements(), 1.0));
-    rewriter.replaceOpWithNewOp<LayerNormOp>(op, xt, x, ones, Value(), rewriter.getI64IntegerAttr(axis),
-                                             rewriter.getF32FloatAttr((float)*eps));
+    Location loc = subgraphLoc(op, x);
+    rewriter
+        .replaceOpWithNewOp<LayerNormOp>(op, xt, x, ones, Value(), rewriter.getI64IntegerAttr(axis),
+                                         rewriter.getF32FloatAttr((float)*eps))
+        ->setLoc(loc);
     return success();
   }
 };
@@ -112,8 +115,10 @@ struct AffineAfterLayerNorm : OpRewritePattern<Op> {
       bool needBias = ln.getBias() || !kScale;
       Value s = createFloatConstant(rewriter, op.getLoc(), normalized, *scale);
       Value b = needBias ? createFloatConstant(rewriter, op.getLoc(), normalized, *bias) : Value();
-      rewriter.replaceOpWithNewOp<LayerNormOp>(op, op.getType(), ln.getInput(), s, b,
-                                               ln.getAxisAttr(), ln.getEpsilonAttr());
+      rewriter
+          .replaceOpWithNewOp<LayerNormOp>(op, op.getType(), ln.getInput(), s, b,
+                                           ln.getAxisAttr(), ln.getEpsilonAttr())
+          ->setLoc(fusedLoc({ln, op}));
       return success();
     }
     return rewriter.notifyMatchFailure(op, "not layer_norm then a constant");

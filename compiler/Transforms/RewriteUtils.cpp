@@ -3,6 +3,8 @@
 
 #include "compiler/Support/ElementsData.h"
 
+#include "llvm/ADT/SmallPtrSet.h"
+
 #include <cmath>
 #include <cstring>
 
@@ -130,6 +132,42 @@ Value otherOperand(Operation *binary, Value x) {
   if (binary->getOperand(1) == x)
     return binary->getOperand(0);
   return Value();
+}
+
+bool isElementwiseUnary(Operation *op) {
+  return isa<NegOp, AbsOp, SqrtOp, ExpOp, LogOp, ErfOp, ReluOp, SigmoidOp, TanhOp, FloorOp,
+             CeilOp, RoundOp, SinOp, CosOp, TanOp, AsinOp, AcosOp, AtanOp, SinhOp, CoshOp,
+             AsinhOp, AcoshOp, AtanhOp, ReciprocalOp, SignOp, SoftplusOp, SoftsignOp,
+             HardSwishOp, MishOp, SiluOp, GeluOp, GeluTanhOp, LeakyReluOp, HardSigmoidOp, ClipOp,
+             EluOp, SeluOp, CeluOp, ThresholdedReluOp, ShrinkOp>(op);
+}
+
+bool isElementwise(Operation *op) {
+  return isElementwiseUnary(op) ||
+         isa<AddOp, SubOp, MulOp, DivOp, PowOp, MaxOp, MinOp, PReluOp>(op);
+}
+
+Location subgraphLoc(Operation *root, Value input) {
+  SmallVector<Operation *> ops, work{root};
+  llvm::SmallPtrSet<Operation *, 16> seen;
+  while (!work.empty() && ops.size() < 64) {
+    Operation *op = work.pop_back_val();
+    if (!seen.insert(op).second || isa<ConstOp>(op))
+      continue;
+    ops.push_back(op);
+    for (Value v : op->getOperands())
+      if (v != input)
+        if (Operation *def = v.getDefiningOp())
+          work.push_back(def);
+  }
+  return fusedLoc(ops);
+}
+
+Location fusedLoc(ArrayRef<Operation *> ops) {
+  SmallVector<Location> locs;
+  for (Operation *op : ops)
+    locs.push_back(op->getLoc());
+  return FusedLoc::get(ops.front()->getContext(), locs);
 }
 
 } // namespace mlir::tract

@@ -71,3 +71,102 @@ func.func @transpose_pair_nofold(%x: tensor<2x3x4xf32>) -> tensor<3x2x4xf32> {
   %1 = tract.transpose %0 {perm = array<i64: 2, 1, 0>} : tensor<4x2x3xf32> -> tensor<3x2x4xf32>
   return %1 : tensor<3x2x4xf32>
 }
+
+// -----
+
+// A transpose sinks below an elementwise op and meets its inverse.
+// CHECK-LABEL: func @transpose_sink_fold
+// CHECK-NEXT: %[[R:.+]] = tract.relu %arg0 : tensor<2x3xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @transpose_sink_fold(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %0 = tract.transpose %x {perm = array<i64: 1, 0>} : tensor<2x3xf32> -> tensor<3x2xf32>
+  %1 = tract.relu %0 : tensor<3x2xf32>
+  %2 = tract.transpose %1 {perm = array<i64: 1, 0>} : tensor<3x2xf32> -> tensor<2x3xf32>
+  return %2 : tensor<2x3xf32>
+}
+
+// -----
+
+// Softmax has an axis: a transpose does not move across it.
+// CHECK-LABEL: func @transpose_sink_nofold
+// CHECK: tract.transpose
+// CHECK-NEXT: tract.softmax
+// CHECK-NEXT: tract.transpose
+func.func @transpose_sink_nofold(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %0 = tract.transpose %x {perm = array<i64: 1, 0>} : tensor<2x3xf32> -> tensor<3x2xf32>
+  %1 = tract.softmax %0 {axis = 1 : i64} : tensor<3x2xf32>
+  %2 = tract.transpose %1 {perm = array<i64: 1, 0>} : tensor<3x2xf32> -> tensor<2x3xf32>
+  return %2 : tensor<2x3xf32>
+}
+
+// -----
+
+// Two equal transposes of an add's operands become one after it.
+// CHECK-LABEL: func @transpose_binary_fold
+// CHECK-NEXT: %[[S:.+]] = tract.add %arg0, %arg1 : tensor<2x3xf32>, tensor<2x3xf32> -> tensor<2x3xf32>
+// CHECK-NEXT: %[[T:.+]] = tract.transpose %[[S]]
+// CHECK-NEXT: return %[[T]]
+func.func @transpose_binary_fold(%x: tensor<2x3xf32>, %y: tensor<2x3xf32>) -> tensor<3x2xf32> {
+  %0 = tract.transpose %x {perm = array<i64: 1, 0>} : tensor<2x3xf32> -> tensor<3x2xf32>
+  %1 = tract.transpose %y {perm = array<i64: 1, 0>} : tensor<2x3xf32> -> tensor<3x2xf32>
+  %2 = tract.add %0, %1 : tensor<3x2xf32>, tensor<3x2xf32> -> tensor<3x2xf32>
+  return %2 : tensor<3x2xf32>
+}
+
+// -----
+
+// Only one operand transposed: nothing to merge.
+// CHECK-LABEL: func @transpose_binary_nofold
+// CHECK-NEXT: tract.transpose
+// CHECK-NEXT: tract.add
+func.func @transpose_binary_nofold(%x: tensor<2x3xf32>, %y: tensor<3x2xf32>) -> tensor<3x2xf32> {
+  %0 = tract.transpose %x {perm = array<i64: 1, 0>} : tensor<2x3xf32> -> tensor<3x2xf32>
+  %1 = tract.add %0, %y : tensor<3x2xf32>, tensor<3x2xf32> -> tensor<3x2xf32>
+  return %1 : tensor<3x2xf32>
+}
+
+// -----
+
+// Attention's K^T: a transpose of the last two dims is the matmul's flag.
+// CHECK-LABEL: func @transpose_into_matmul_fold
+// CHECK-NEXT: %[[M:.+]] = tract.matmul %arg0, %arg1 {transpose_b} : tensor<2x4x8xf32>, tensor<2x5x8xf32> -> tensor<2x4x5xf32>
+// CHECK-NEXT: return %[[M]]
+func.func @transpose_into_matmul_fold(%q: tensor<2x4x8xf32>, %k: tensor<2x5x8xf32>) -> tensor<2x4x5xf32> {
+  %0 = tract.transpose %k {perm = array<i64: 0, 2, 1>} : tensor<2x5x8xf32> -> tensor<2x8x5xf32>
+  %1 = tract.matmul %q, %0 : tensor<2x4x8xf32>, tensor<2x8x5xf32> -> tensor<2x4x5xf32>
+  return %1 : tensor<2x4x5xf32>
+}
+
+// -----
+
+// A transpose that moves a batch dim is not a matrix transposition.
+// CHECK-LABEL: func @transpose_into_matmul_nofold
+// CHECK: tract.transpose
+// CHECK: tract.matmul
+func.func @transpose_into_matmul_nofold(%q: tensor<8x4x8xf32>, %k: tensor<5x8x8xf32>) -> tensor<8x4x5xf32> {
+  %0 = tract.transpose %k {perm = array<i64: 1, 2, 0>} : tensor<5x8x8xf32> -> tensor<8x8x5xf32>
+  %1 = tract.matmul %q, %0 : tensor<8x4x8xf32>, tensor<8x8x5xf32> -> tensor<8x4x5xf32>
+  return %1 : tensor<8x4x5xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @integer_mul_zero_fold
+// CHECK-NEXT: %[[Z:.+]] = tract.const dense<0> : tensor<4xi64>
+// CHECK-NEXT: return %[[Z]]
+func.func @integer_mul_zero_fold(%x: tensor<4xi64>) -> tensor<4xi64> {
+  %z = tract.const dense<0> : tensor<i64>
+  %0 = tract.mul %x, %z : tensor<4xi64>, tensor<i64> -> tensor<4xi64>
+  return %0 : tensor<4xi64>
+}
+
+// -----
+
+// For floats x * 0 is NaN when x is infinite: it stays.
+// CHECK-LABEL: func @float_mul_zero_nofold
+// CHECK: tract.mul
+func.func @float_mul_zero_nofold(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %z = tract.const dense<0.0> : tensor<f32>
+  %0 = tract.mul %x, %z : tensor<4xf32>, tensor<f32> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

@@ -7,6 +7,9 @@ is torch's own output for input_0.npy, plus OUTDIR/manifest.json
 
 Models (all float32, eval mode, torch.manual_seed(0) before each is built):
   resnet18, mobilenet_v2, squeezenet1_1   [1,3,224,224], opset 13, batch dim symbolic ("batch")
+  efficientnet_b0                         [1,3,224,224], opset 13 (SiLU written as x * sigmoid(x))
+  kws_cnn                                 [1,1,49,10], a DS-CNN keyword spotter, opset 13, exported
+                                          with its BatchNormalization nodes (no torch folding)
   mlp                                     [4,64], Linear-ReLU-Linear-ReLU-Linear, opset 13
   bert_opset17, bert_opset13              [1,16,64] hidden states, 2 post-LN encoder layers with
                                           4-head self-attention (matmul/reshape/transpose/softmax),
@@ -109,6 +112,28 @@ class Encoder(nn.Module):
         return x
 
 
+class KwsCnn(nn.Module):
+    """A small keyword-spotting CNN (DS-CNN style) on 49 frames x 10 MFCCs, 12 classes."""
+
+    def __init__(self, width=64, classes=12):
+        super().__init__()
+
+        def block(cin, cout, k, stride, groups=1):
+            return [nn.Conv2d(cin, cout, k, stride, padding=(k[0] // 2, k[1] // 2),
+                              groups=groups, bias=False), nn.BatchNorm2d(cout), nn.ReLU()]
+
+        layers = block(1, width, (9, 3), (2, 1))
+        for _ in range(2):
+            layers += block(width, width, (3, 3), (1, 1), groups=width)  # depthwise
+            layers += block(width, width, (1, 1), (1, 1))                # pointwise
+        self.features = nn.Sequential(*layers)
+        self.head = nn.Linear(width, classes)
+
+    def forward(self, x):
+        x = self.features(x).mean(dim=(2, 3))
+        return self.head(x)
+
+
 def calibrate_bn(model, shape, steps=3, batch=4):
     """Give BatchNorm layers data-derived running statistics (cumulative average)."""
     bns = [m for m in model.modules() if isinstance(m, nn.modules.batchnorm._BatchNorm)]
@@ -122,10 +147,10 @@ def calibrate_bn(model, shape, steps=3, batch=4):
     model.eval()
 
 
-def cnn(ctor):
+def cnn(ctor, shape=(1, 3, 224, 224)):
     def build():
-        m = ctor(weights=None)
-        calibrate_bn(m, [1, 3, 224, 224])
+        m = ctor(weights=None) if ctor is not KwsCnn else ctor()
+        calibrate_bn(m, list(shape))
         return m
     return build
 
@@ -135,10 +160,16 @@ MODELS = {
     "resnet18": (cnn(torchvision.models.resnet18), [1, 3, 224, 224], 13, True),
     "mobilenet_v2": (cnn(torchvision.models.mobilenet_v2), [1, 3, 224, 224], 13, True),
     "squeezenet1_1": (cnn(torchvision.models.squeezenet1_1), [1, 3, 224, 224], 13, True),
+    "efficientnet_b0": (cnn(torchvision.models.efficientnet_b0), [1, 3, 224, 224], 13, True),
+    "kws_cnn": (cnn(KwsCnn, (1, 1, 49, 10)), [1, 1, 49, 10], 13, False),
     "mlp": (MLP, [4, 64], 13, False),
     "bert_opset17": (Encoder, [1, 16, 64], 17, False),
     "bert_opset13": (Encoder, [1, 16, 64], 13, False),
 }
+# Exported without torch's constant folding, which would fold BatchNormalization
+# into the convs itself: these keep their BatchNormalization nodes for tractc's
+# optimizer to fold.
+KEEP_BATCHNORM = {"kws_cnn"}
 INPUT_NAME = "input"
 OUTPUT_NAME = "output"
 
@@ -154,13 +185,18 @@ def export(name, outdir, seed=0):
     with torch.no_grad():
         y = model(torch.from_numpy(x)).numpy()
     kwargs = {}
+    if name in KEEP_BATCHNORM:
+        # torch folds BatchNormalization into convs when exporting in eval mode;
+        # PRESERVE exports the (eval-mode) model as it is.
+        kwargs["training"] = torch.onnx.TrainingMode.PRESERVE
     if dynamic:
         kwargs["dynamic_axes"] = {INPUT_NAME: {0: "batch"}, OUTPUT_NAME: {0: "batch"}}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         torch.onnx.export(model, torch.from_numpy(x), os.path.join(d, "model.onnx"),
                           opset_version=opset, input_names=[INPUT_NAME],
-                          output_names=[OUTPUT_NAME], do_constant_folding=True, **kwargs)
+                          output_names=[OUTPUT_NAME],
+                          do_constant_folding=name not in KEEP_BATCHNORM, **kwargs)
     np.save(os.path.join(d, "input_0.npy"), x)
     np.save(os.path.join(d, "expected_0.npy"), np.ascontiguousarray(y))
     return {"input": INPUT_NAME, "shape": shape, "opset": opset, "dynamic_batch": dynamic,

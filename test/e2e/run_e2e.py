@@ -13,6 +13,7 @@ Needs /usr/bin/python3 (torch, torchvision, onnx, numpy).
 """
 
 import argparse
+import json
 import os
 import shutil
 import signal
@@ -75,6 +76,42 @@ def model_input_name(path):
     return names[0]
 
 
+# Elementwise tract ops: after fusion none of them may be a kernel of its own
+# (their work rides in a conv/matmul epilogue or a fused chain), except the
+# ones a model lists here.
+ELEMENTWISE_OPS = {
+    "tract." + n for n in (
+        "neg abs sqrt exp log erf relu sigmoid tanh floor ceil round reciprocal sign softplus "
+        "softsign hard_swish mish silu gelu gelu_tanh leaky_relu hard_sigmoid clip elu selu celu "
+        "add sub mul div pow max min prelu").split()}
+FUSION_EXPECTATIONS = {
+    # model: (standalone elementwise kernels allowed, other kernel ops forbidden)
+    "resnet18": (set(), set()),
+    "mobilenet_v2": (set(), set()),
+    "squeezenet1_1": (set(), set()),
+    "kws_cnn": (set(), set()),
+    # The squeeze-excitation gates multiply a whole feature map by a per-channel
+    # scale computed from it: a kernel of its own.
+    "efficientnet_b0": ({"tract.mul"}, set()),
+    "mlp": (set(), set()),
+    # Layer norms recognised (no reductions left), GELU fused (no Erf).
+    "bert_opset17": (set(), {"tract.reduce_mean", "tract.erf"}),
+    "bert_opset13": (set(), {"tract.reduce_mean", "tract.erf"}),
+}
+
+
+def check_fusion(name, report_path):
+    """None, or why the kernels in the --report break the model's fusion expectations."""
+    allowed, forbidden = FUSION_EXPECTATIONS.get(name, (set(), set()))
+    with open(report_path) as f:
+        kernels = json.load(f)["kernels"]
+    bad = [k["op"] for k in kernels
+           if (k["op"] in ELEMENTWISE_OPS and k["op"] not in allowed) or k["op"] in forbidden]
+    if bad:
+        return "standalone kernels that should be fused or gone: %s" % ", ".join(sorted(set(bad)))
+    return None
+
+
 def compile_and_run(model, inp, x_path, shape, work, args, extra, times):
     """tractc + g++ + run in `work`; returns (output array, None) or (None, failure)."""
     os.makedirs(work)
@@ -84,7 +121,7 @@ def compile_and_run(model, inp, x_path, shape, work, args, extra, times):
     os.makedirs(out_dir)
     tag = " ".join(extra)
 
-    argv = [args.tractc, model, "-o", cpp, "--main",
+    argv = [args.tractc, model, "-o", cpp, "--main", "--report", os.path.join(work, "report.json"),
             "--input-shape", "%s=%s" % (inp, ",".join(str(d) for d in shape))] + extra
     if args.verbose:
         print("  $ " + " ".join(argv), flush=True)
@@ -138,6 +175,9 @@ def test_model(name, mdir, work, args):
     times = []
     y, why = compile_and_run(model, inp, x_path, x.shape, os.path.join(work, "optimized"), args,
                              [], times)
+    if why:
+        return False, None, why
+    why = check_fusion(name, os.path.join(work, "optimized", "report.json"))
     if why:
         return False, None, why
     y0, why = compile_and_run(model, inp, x_path, x.shape, os.path.join(work, "unoptimized"),
@@ -238,7 +278,7 @@ def main():
 
     print()
     for n, ok, maxd in results:
-        print("  %-14s %s  max abs diff %s" % (n, "pass" if ok else "FAIL",
+        print("  %-16s %s  max abs diff %s" % (n, "pass" if ok else "FAIL",
                                                "%.3g" % maxd if maxd is not None else "n/a"))
     npass = sum(1 for _, ok, _ in results if ok)
     nfail = len(results) - npass

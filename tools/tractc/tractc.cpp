@@ -50,7 +50,7 @@ cl::opt<std::string> prefix("name", cl::desc("C symbol prefix (default: the outp
                             cl::value_desc("PREFIX"), cl::cat(category));
 cl::opt<std::string> emitStage("emit",
                                cl::desc("Stop after a stage and print its IR: import, optimize, "
-                                        "plan; or cpp (default: write OUT.cpp and OUT.h)"),
+                                        "fuse, plan; or cpp (default: write OUT.cpp and OUT.h)"),
                                cl::init("cpp"), cl::cat(category));
 cl::opt<bool> withMain("main", cl::desc("Add a main() driver: ./model in0.npy ... -o OUTDIR "
                                         "[--repeat N] [--threads T]"),
@@ -188,9 +188,9 @@ int main(int argc, char **argv) {
   if (inputPath.empty())
     return fail("no input model (see --help)");
   modelName = llvm::sys::path::filename(inputPath).str();
-  static const char *const stages[] = {"import", "optimize", "plan", "cpp"};
+  static const char *const stages[] = {"import", "optimize", "fuse", "plan", "cpp"};
   if (std::find(std::begin(stages), std::end(stages), emitStage.getValue()) == std::end(stages))
-    return fail("--emit expects import, optimize, plan or cpp, got '" + emitStage + "'");
+    return fail("--emit expects import, optimize, fuse, plan or cpp, got '" + emitStage + "'");
   static const char *const targets[] = {"generic", "x86-64-avx2", "x86-64-avx512", "aarch64",
                                         "armv7-neon", "spirv"};
   if (std::find(std::begin(targets), std::end(targets), target.getValue()) == std::end(targets))
@@ -231,7 +231,9 @@ int main(int argc, char **argv) {
   PassManager pm(&context);
   if (!noOptimize)
     mlir::tract::buildOptimizePipeline(pm);
-  if (emitStage != "optimize")
+  if (!noOptimize && emitStage != "optimize")
+    mlir::tract::buildFusePipeline(pm);
+  if (emitStage != "optimize" && emitStage != "fuse")
     mlir::tract::buildCodegenPipeline(pm);
   if (failed(pm.run(module)))
     return 1;

@@ -103,3 +103,27 @@ func.func @softmax_axis(%a: tensor<2x8xf32>) -> tensor<2x8xf32> {
   %0 = tract.softmax %a {axis = 2} : tensor<2x8xf32>
   return %0 : tensor<2x8xf32>
 }
+
+// -----
+
+func.func @kernel_yield_type(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{expected the body to yield a 'tensor<4xf32>'}}
+  %0 = tract.kernel(%x) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    %c = tract.const dense<1.0> : tensor<f32>
+    tract.yield %c : tensor<f32>
+  }
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @kernel_anchor_operands(%x: tensor<2x2xf32>, %y: tensor<2x2xf32>) -> tensor<2x2xf32> {
+  // expected-error @+1 {{expected the anchor's operands to be the first body arguments}}
+  %0 = tract.kernel(%x, %y) : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32> {
+  ^bb0(%a: tensor<2x2xf32>, %b: tensor<2x2xf32>):
+    %m = tract.matmul %b, %a : tensor<2x2xf32>, tensor<2x2xf32> -> tensor<2x2xf32>
+    tract.yield %m : tensor<2x2xf32>
+  }
+  return %0 : tensor<2x2xf32>
+}

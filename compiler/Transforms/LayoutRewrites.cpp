@@ -1,0 +1,113 @@
+//===- LayoutRewrites.cpp - transposes that move or vanish ------------------===//
+//
+// Transposes are pure data movement: pushed below elementwise ops they meet
+// each other and cancel (TransposeOp's canonicalisation composes pairs), and
+// one that swaps a matmul operand's two last dims is the matmul's own
+// transpose flag.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/Transforms/DeclutterPatterns.h"
+#include "compiler/Transforms/RewriteUtils.h"
+
+namespace mlir::tract {
+namespace {
+
+// unary(transpose(x)) ==> transpose(unary(x)), so that transposes sink
+// towards the next transpose or layout-sensitive op.
+struct SinkTransposeThroughUnary : RewritePattern {
+  explicit SinkTransposeThroughUnary(MLIRContext *ctx)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
+  LogicalResult matchAndRewrite(Operation *op, PatternRewriter &rewriter) const override {
+    // Elementwise only: softmax and friends have an axis a transpose moves.
+    if (!isElementwiseUnary(op))
+      return rewriter.notifyMatchFailure(op, "not an elementwise unary op");
+    auto t = op->getOperand(0).getDefiningOp<TransposeOp>();
+    if (!t || !t->hasOneUse())
+      return rewriter.notifyMatchFailure(op, "operand is not a single-use transpose");
+    Operation *moved = rewriter.clone(*op);
+    moved->setOperand(0, t.getInput());
+    moved->getResult(0).setType(t.getInput().getType());
+    rewriter.replaceOpWithNewOp<TransposeOp>(op, op->getResult(0).getType(), moved->getResult(0),
+                                             t.getPermAttr());
+    return success();
+  }
+};
+
+// binary(transpose(a, p), transpose(b, p)) ==> transpose(binary(a, b), p)
+// when a and b have the same shape (no broadcasting to reorder).
+template <class Op>
+struct SinkTransposeThroughBinary : OpRewritePattern<Op> {
+  using OpRewritePattern<Op>::OpRewritePattern;
+  LogicalResult matchAndRewrite(Op op, PatternRewriter &rewriter) const override {
+    auto ta = op.getLhs().template getDefiningOp<TransposeOp>();
+    auto tb = op.getRhs().template getDefiningOp<TransposeOp>();
+    if (!ta || !tb || ta.getPerm() != tb.getPerm() ||
+        ta.getInput().getType() != tb.getInput().getType() ||
+        op.getLhs().getType() != op.getType())
+      return rewriter.notifyMatchFailure(op, "not two equal transposes of equal shapes");
+    auto inner = rewriter.create<Op>(op.getLoc(), ta.getInput(), tb.getInput());
+    rewriter.replaceOpWithNewOp<TransposeOp>(op, op.getType(), inner.getResult(),
+                                             ta.getPermAttr());
+    return success();
+  }
+};
+
+// True when perm swaps the last two dims and keeps the others.
+bool swapsLastTwo(ArrayRef<int64_t> perm) {
+  int64_t r = perm.size();
+  if (r < 2 || perm[r - 1] != r - 2 || perm[r - 2] != r - 1)
+    return false;
+  for (int64_t i = 0; i < r - 2; ++i)
+    if (perm[i] != i)
+      return false;
+  return true;
+}
+
+// matmul(transpose(a), b) ==> matmul(a, b) {transpose_a}, likewise for b.
+struct TransposeIntoMatMul : OpRewritePattern<MatMulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MatMulOp op, PatternRewriter &rewriter) const override {
+    auto ta = op.getLhs().getDefiningOp<TransposeOp>();
+    auto tb = op.getRhs().getDefiningOp<TransposeOp>();
+    bool foldA = ta && swapsLastTwo(ta.getPerm());
+    bool foldB = tb && swapsLastTwo(tb.getPerm());
+    if (!foldA && !foldB)
+      return rewriter.notifyMatchFailure(op, "no operand is a last-two-dims transpose");
+    Value a = foldA ? ta.getInput() : op.getLhs();
+    Value b = foldB ? tb.getInput() : op.getRhs();
+    bool transA = op.getTransposeA() != foldA, transB = op.getTransposeB() != foldB;
+    SmallVector<Operation *> absorbed{op};
+    if (foldA)
+      absorbed.push_back(ta);
+    if (foldB)
+      absorbed.push_back(tb);
+    auto mm = rewriter.create<MatMulOp>(fusedLoc(absorbed), op.getType(), a, b, transA, transB);
+    rewriter.replaceOp(op, mm.getResult());
+    return success();
+  }
+};
+
+// x * 0 ==> 0 for integers (for floats, inf * 0 and NaN * 0 are NaN).
+struct IntegerMulByZero : OpRewritePattern<MulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MulOp op, PatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getType());
+    if (!isa<IntegerType>(type.getElementType()) ||
+        !(isSplat(op.getLhs(), 0.0) || isSplat(op.getRhs(), 0.0)))
+      return rewriter.notifyMatchFailure(op, "not an integer product with a zero");
+    rewriter.replaceOpWithNewOp<ConstOp>(op, type, DenseElementsAttr::get(
+        type, rewriter.getZeroAttr(type.getElementType())));
+    return success();
+  }
+};
+
+} // namespace
+
+void populateLayoutDeclutter(RewritePatternSet &patterns) {
+  patterns.add<SinkTransposeThroughUnary, SinkTransposeThroughBinary<AddOp>,
+               SinkTransposeThroughBinary<MulOp>, SinkTransposeThroughBinary<SubOp>,
+               SinkTransposeThroughBinary<DivOp>, TransposeIntoMatMul, IntegerMulByZero>(
+      patterns.getContext());
+}
+
+} // namespace mlir::tract
