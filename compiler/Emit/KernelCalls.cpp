@@ -257,7 +257,8 @@ LogicalResult buildFusedKernel(KernelOp kernel, KernelCall &call) {
   Operation *anchor = kernel.getAnchor();
   if (anchor && failed(buildKernelCall(anchor, call)))
     return failure();
-  RankedTensorType out = kernel.getType();
+  // The shape the body computes in (the result may be a reshape of it).
+  auto out = cast<RankedTensorType>(body.getTerminator()->getOperand(0).getType());
   Type element = out.getElementType();
   std::string T = cppElementType(element);
   int64_t n = out.getNumElements();

@@ -1,10 +1,11 @@
 //===- StringOps.cpp - StringNormalizer -------------------------------------===//
 //
-// String tensors are fixed slots (`!tract.string<N>`, see NodeContext.h);
-// Cast to and from them is in TensorOps.cpp. StringNormalizer drops
-// stopwords, so its length is known only at run time: the static length is
-// the one the model declares, or the input's (an upper bound), and the
-// slots past the run-time count hold empty strings.
+// String tensors are fixed slots (`!tract.string<N>`, N = kStringSlotBytes
+// in compiler/Support/ElementsData.h); Cast to and from them is in
+// TensorOps.cpp. StringNormalizer drops stopwords, so its length is known
+// only at run time: the static length is the one the model declares, or the
+// input's (an upper bound), and the slots past the run-time count hold empty
+// strings.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Import/NodeContext.h"

@@ -1,13 +1,16 @@
-//===- ConvRewrites.cpp - fold per-channel affine maps and pads into convs --===//
+//===- ConvRewrites.cpp - fold affine maps and pads into convs, pools, matmuls -===//
 //
 // The importer turns BatchNormalization into x * a + b with per-channel
 // constants a and b; after a conv with constant weights both fold away:
-// w'[o] = w[o] * a[o], bias'[o] = bias[o] * a[o] + b[o]. A Pad of zeros
-// before a conv becomes the conv's own padding.
+// w'[o] = w[o] * a[o], bias'[o] = bias[o] * a[o] + b[o] (after a matmul, the
+// scale folds into the weight columns and the shift stays for the epilogue).
+// A Pad before a conv or pool becomes its own padding where the values agree.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Transforms/DeclutterPatterns.h"
 #include "compiler/Transforms/RewriteUtils.h"
+
+#include <cmath>
 
 namespace mlir::tract {
 namespace {
@@ -128,10 +131,84 @@ struct PadIntoConv : OpRewritePattern<ConvOp> {
   }
 };
 
+// avg_pool(pad(x, 0), count_include_pad) and max_pool(pad(x, -inf)) ==>
+// the pool with the pads added: padding taps count as zeros in the average
+// and never win the max.
+template <class Pool>
+struct PadIntoPool : OpRewritePattern<Pool> {
+  using OpRewritePattern<Pool>::OpRewritePattern;
+  LogicalResult matchAndRewrite(Pool op, PatternRewriter &rewriter) const override {
+    auto pad = op.getInput().template getDefiningOp<PadOp>();
+    if (!pad || pad.getRuntimePads() || pad.getRuntimeValue() || pad.getMode() != "constant" ||
+        !isFloatTensor(pad.getInput()) || op.getCeilMode())
+      return rewriter.notifyMatchFailure(op, "input is not a static constant pad");
+    double value = pad.getValue().convertToDouble();
+    if constexpr (std::is_same<Pool, AvgPoolOp>::value) {
+      if (value != 0.0 || !op.getCountIncludePad())
+        return rewriter.notifyMatchFailure(op, "not zeros counted in the average");
+    } else {
+      if (!(std::isinf(value) && value < 0))
+        return rewriter.notifyMatchFailure(op, "not -inf under a max");
+    }
+    ArrayRef<int64_t> p = pad.getPads();
+    int64_t rank = tensorType(pad.getInput()).getRank(), spatial = rank - 2;
+    for (int64_t d = 0; d < rank; ++d)
+      if (p[d] < 0 || p[rank + d] < 0 || (d < 2 && (p[d] || p[rank + d])))
+        return rewriter.notifyMatchFailure(op, "pads batch/channel dims or crops");
+    SmallVector<int64_t> pads(op.getPads());
+    for (int64_t s = 0; s < spatial; ++s) {
+      pads[s] += p[2 + s];
+      pads[spatial + s] += p[rank + 2 + s];
+    }
+    rewriter.modifyOpInPlace(op, [&] {
+      op.getInputMutable().assign(pad.getInput());
+      op.setPadsAttr(rewriter.getDenseI64ArrayAttr(pads));
+      op->setLoc(fusedLoc({pad, op}));
+    });
+    return success();
+  }
+};
+
+// matmul(a, w) * c ==> matmul(a, w * c) with w a constant matrix and c a
+// constant per output column (BatchNorm1d after a Linear).
+struct MatMulTimesPerColumn : OpRewritePattern<MulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MulOp op, PatternRewriter &rewriter) const override {
+    for (int side = 0; side < 2; ++side) {
+      auto mm = op->getOperand(side).getDefiningOp<MatMulOp>();
+      if (!mm || !mm->hasOneUse() || mm.getType() != op.getType() || !isFloatTensor(mm) ||
+          tensorType(mm.getRhs()).getRank() != 2)
+        continue;
+      // The scale varies along the last dim only.
+      auto ct = dyn_cast<RankedTensorType>(op->getOperand(1 - side).getType());
+      int64_t cols = mm.getType().getShape().back();
+      if (!ct || ct.getNumElements() != cols || (ct.getRank() > 0 && ct.getShape().back() != cols))
+        continue;
+      auto c = floatConstant(op->getOperand(1 - side), cols);
+      auto w = floatConstant(mm.getRhs());
+      if (!c || !w)
+        continue;
+      RankedTensorType wt = tensorType(mm.getRhs());
+      int64_t r = wt.getDimSize(0), k = wt.getDimSize(1);
+      // w is [K, N], or [N, K] read transposed.
+      for (int64_t i = 0; i < r; ++i)
+        for (int64_t j = 0; j < k; ++j)
+          (*w)[i * k + j] *= (*c)[mm.getTransposeB() ? i : j];
+      Value scaled = createFloatConstant(rewriter, op.getLoc(), wt, *w);
+      auto folded = rewriter.create<MatMulOp>(fusedLoc({mm, op}), mm.getType(), mm.getLhs(),
+                                              scaled, mm.getTransposeA(), mm.getTransposeB());
+      rewriter.replaceOp(op, folded.getResult());
+      return success();
+    }
+    return rewriter.notifyMatchFailure(op, "not matmul * per-column constant");
+  }
+};
+
 } // namespace
 
 void populateConvDeclutter(RewritePatternSet &patterns) {
-  patterns.add<ConvTimesPerChannel, ConvPlusPerChannel, PadIntoConv>(patterns.getContext());
+  patterns.add<ConvTimesPerChannel, ConvPlusPerChannel, PadIntoConv, PadIntoPool<AvgPoolOp>,
+               PadIntoPool<MaxPoolOp>, MatMulTimesPerColumn>(patterns.getContext());
 }
 
 } // namespace mlir::tract

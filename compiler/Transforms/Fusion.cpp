@@ -132,6 +132,18 @@ struct Fuse : impl::TractFusePassBase<Fuse> {
     }
     for (ArrayRef<Operation *> chain : chains)
       buildKernel(chain);
+    // A reshape of a kernel's only result is the kernel storing in that
+    // shape: its elements are written in order either way.
+    for (Operation &op : llvm::make_early_inc_range(block)) {
+      auto reshape = dyn_cast<ReshapeOp>(op);
+      auto kernel = reshape ? reshape.getInput().getDefiningOp<KernelOp>() : KernelOp();
+      if (!kernel || !kernel->hasOneUse())
+        continue;
+      kernel.getResult().setType(reshape.getType());
+      kernel->setLoc(FusedLoc::get(&getContext(), {kernel.getLoc(), reshape.getLoc()}));
+      reshape.getResult().replaceAllUsesWith(kernel.getResult());
+      reshape.erase();
+    }
     // Constants only the fused ops read are dead now.
     for (Operation &op : llvm::make_early_inc_range(block))
       if (isa<ConstOp>(op) && op.use_empty())

@@ -30,7 +30,8 @@ def TractFusePass : Pass<"tract-fuse", "func::FuncOp"> {
     op, starts a chain; the chain grows while its last value has exactly one
     use and that use is a float elementwise op producing the same type (its
     other operands may broadcast: biases, per-channel scales, residuals).
-    A chain of two or more ops becomes one `tract.kernel`. Run after
+    A chain of two or more ops becomes one `tract.kernel`; a reshape of a
+    kernel's only result is absorbed into the kernel's store. Run after
     declutter, so that batch norms are already in the conv weights and
     activations are single ops.
   }];

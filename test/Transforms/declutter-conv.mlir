@@ -58,3 +58,81 @@ func.func @pad_into_conv_nofold(%x: tensor<1x1x3x3xf32>) -> tensor<1x1x5x5xf32> 
   %1 = tract.conv %0, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1} : (tensor<1x1x5x5xf32>, tensor<1x1x1x1xf32>) -> tensor<1x1x5x5xf32>
   return %1 : tensor<1x1x5x5xf32>
 }
+
+// -----
+
+// Zero padding counted in the average: the pool pads itself.
+// CHECK-LABEL: func @pad_into_avg_pool_fold
+// CHECK-NOT: tract.pad
+// CHECK: tract.avg_pool %arg0 {count_include_pad = true, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>}
+func.func @pad_into_avg_pool_fold(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x4x4xf32> {
+  %0 = tract.pad %x {pads = array<i64: 0, 0, 1, 1, 0, 0, 1, 1>} : tensor<1x1x4x4xf32> -> tensor<1x1x6x6xf32>
+  %1 = tract.avg_pool %0 {kernel_shape = array<i64: 3, 3>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, count_include_pad = true} : tensor<1x1x6x6xf32> -> tensor<1x1x4x4xf32>
+  return %1 : tensor<1x1x4x4xf32>
+}
+
+// -----
+
+// Without count_include_pad the explicit zeros would count, the pool's own
+// pads would not: it stays.
+// CHECK-LABEL: func @pad_into_avg_pool_nofold
+// CHECK: tract.pad
+// CHECK: tract.avg_pool
+func.func @pad_into_avg_pool_nofold(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x4x4xf32> {
+  %0 = tract.pad %x {pads = array<i64: 0, 0, 1, 1, 0, 0, 1, 1>} : tensor<1x1x4x4xf32> -> tensor<1x1x6x6xf32>
+  %1 = tract.avg_pool %0 {kernel_shape = array<i64: 3, 3>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>} : tensor<1x1x6x6xf32> -> tensor<1x1x4x4xf32>
+  return %1 : tensor<1x1x4x4xf32>
+}
+
+// -----
+
+// -inf padding never wins a max.
+// CHECK-LABEL: func @pad_into_max_pool_fold
+// CHECK-NOT: tract.pad
+// CHECK: tract.max_pool %arg0 {{.*}}pads = array<i64: 1, 0, 1, 0>
+func.func @pad_into_max_pool_fold(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x3x2xf32> {
+  %0 = tract.pad %x {pads = array<i64: 0, 0, 1, 0, 0, 0, 1, 0>, value = 0xFFF0000000000000 : f64} : tensor<1x1x4x4xf32> -> tensor<1x1x6x4xf32>
+  %1 = tract.max_pool %0 {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>} : tensor<1x1x6x4xf32> -> tensor<1x1x3x2xf32>
+  return %1 : tensor<1x1x3x2xf32>
+}
+
+// -----
+
+// Zero padding can win a max over negative values: it stays.
+// CHECK-LABEL: func @pad_into_max_pool_nofold
+// CHECK: tract.pad
+// CHECK: tract.max_pool
+func.func @pad_into_max_pool_nofold(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x3x2xf32> {
+  %0 = tract.pad %x {pads = array<i64: 0, 0, 1, 0, 0, 0, 1, 0>} : tensor<1x1x4x4xf32> -> tensor<1x1x6x4xf32>
+  %1 = tract.max_pool %0 {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>} : tensor<1x1x6x4xf32> -> tensor<1x1x3x2xf32>
+  return %1 : tensor<1x1x3x2xf32>
+}
+
+// -----
+
+// BatchNorm1d's scale after a Linear lands in the weight columns.
+// CHECK-LABEL: func @matmul_scale_fold
+// CHECK: %[[W:.+]] = tract.const dense<{{\[}}[2.000000e+00, 3.000000e+00], [4.000000e+00, 6.000000e+00]]> : tensor<2x2xf32>
+// CHECK-NEXT: %[[M:.+]] = tract.matmul %arg0, %[[W]]
+// CHECK-NEXT: return %[[M]]
+func.func @matmul_scale_fold(%x: tensor<3x2xf32>) -> tensor<3x2xf32> {
+  %w = tract.const dense<[[1.0, 1.0], [2.0, 2.0]]> : tensor<2x2xf32>
+  %c = tract.const dense<[2.0, 3.0]> : tensor<2xf32>
+  %0 = tract.matmul %x, %w : tensor<3x2xf32>, tensor<2x2xf32> -> tensor<3x2xf32>
+  %1 = tract.mul %0, %c : tensor<3x2xf32>, tensor<2xf32> -> tensor<3x2xf32>
+  return %1 : tensor<3x2xf32>
+}
+
+// -----
+
+// A scale per row (not per column) is not a property of the weights.
+// CHECK-LABEL: func @matmul_scale_nofold
+// CHECK: tract.matmul
+// CHECK: tract.mul
+func.func @matmul_scale_nofold(%x: tensor<3x2xf32>) -> tensor<3x2xf32> {
+  %w = tract.const dense<[[1.0, 1.0], [2.0, 2.0]]> : tensor<2x2xf32>
+  %c = tract.const dense<[[2.0], [3.0], [4.0]]> : tensor<3x1xf32>
+  %0 = tract.matmul %x, %w : tensor<3x2xf32>, tensor<2x2xf32> -> tensor<3x2xf32>
+  %1 = tract.mul %0, %c : tensor<3x2xf32>, tensor<3x1xf32> -> tensor<3x2xf32>
+  return %1 : tensor<3x2xf32>
+}

@@ -115,3 +115,31 @@ func.func @two_convs_one_add(%x: tensor<1x1x3x3xf32>) -> tensor<1x2x3x3xf32> {
   %3 = tract.relu %2 : tensor<1x2x3x3xf32>
   return %3 : tensor<1x2x3x3xf32>
 }
+
+// -----
+
+// A reshape after a kernel is the kernel storing in the new shape.
+// CHECK-LABEL: func @reshape_into_store_fold
+// CHECK: %[[K:.+]] = tract.kernel(%arg0) : (tensor<2x3xf32>) -> tensor<6xf32>
+// CHECK: tract.yield %{{.+}} : tensor<2x3xf32>
+// CHECK-NOT: tract.reshape
+// CHECK: return %[[K]]
+func.func @reshape_into_store_fold(%x: tensor<2x3xf32>) -> tensor<6xf32> {
+  %0 = tract.relu %x : tensor<2x3xf32>
+  %1 = tract.neg %0 : tensor<2x3xf32>
+  %2 = tract.reshape %1 : tensor<2x3xf32> -> tensor<6xf32>
+  return %2 : tensor<6xf32>
+}
+
+// -----
+
+// The kernel's result is also read in its own shape: the reshape stays.
+// CHECK-LABEL: func @reshape_into_store_nofold
+// CHECK: tract.kernel(%arg0) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK: tract.reshape
+func.func @reshape_into_store_nofold(%x: tensor<2x3xf32>) -> (tensor<6xf32>, tensor<2x3xf32>) {
+  %0 = tract.relu %x : tensor<2x3xf32>
+  %1 = tract.neg %0 : tensor<2x3xf32>
+  %2 = tract.reshape %1 : tensor<2x3xf32> -> tensor<6xf32>
+  return %2, %1 : tensor<6xf32>, tensor<2x3xf32>
+}

@@ -699,9 +699,13 @@ LogicalResult KernelOp::verify() {
     if (arg.getType() != in.getType())
       return emitOpError("expected body argument ")
              << arg.getArgNumber() << " of type " << in.getType() << ", got " << arg.getType();
+  // The result may be a reshape of what the body computes: the kernel stores
+  // its elements in order, so a reshape of its result costs nothing.
   auto yield = dyn_cast<YieldOp>(body.getTerminator());
-  if (!yield || yield.getValue().getType() != getType())
-    return emitOpError("expected the body to yield a ") << getType();
+  RankedTensorType computed = yield ? yield.getValue().getType() : RankedTensorType();
+  if (!computed || computed.getElementType() != getType().getElementType() ||
+      computed.getNumElements() != getType().getNumElements())
+    return emitOpError("expected the body to yield the elements of a ") << getType();
   Operation *anchor = getAnchor();
   if (anchor)
     for (auto [i, operand] : llvm::enumerate(anchor->getOperands())) {
@@ -718,9 +722,9 @@ LogicalResult KernelOp::verify() {
       continue;
     }
     if (isa<ConvOp, MatMulOp>(op) || op.getNumResults() != 1 ||
-        op.getResult(0).getType() != getType())
+        op.getResult(0).getType() != computed)
       return emitOpError("expected elementwise ops producing ")
-             << getType() << " after the anchor, got " << op.getName();
+             << computed << " after the anchor, got " << op.getName();
   }
   return success();
 }

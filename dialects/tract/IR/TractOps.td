@@ -730,6 +730,8 @@ def Tract_KernelOp : Tract_Op<"kernel", [Pure, IsolatedFromAbove, SingleBlock]> 
     the kernel's result type, or a one-element `tract.const`. The emitters
     print the anchor as its kernel and the elementwise ops as scalar code
     applied to each output element, so the intermediates never reach memory.
+    The result type may be a reshape of the yielded type (same elements in
+    the same order): a reshape after the kernel is absorbed into its store.
     ```mlir
     %y = tract.kernel (%x, %w, %b, %res) : (...) -> tensor<1x64x56x56xf32> {
     ^bb0(%x: ..., %w: ..., %b: ..., %res: ...):

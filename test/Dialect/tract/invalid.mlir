@@ -107,7 +107,7 @@ func.func @softmax_axis(%a: tensor<2x8xf32>) -> tensor<2x8xf32> {
 // -----
 
 func.func @kernel_yield_type(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{expected the body to yield a 'tensor<4xf32>'}}
+  // expected-error @+1 {{expected the body to yield the elements of a 'tensor<4xf32>'}}
   %0 = tract.kernel(%x) : (tensor<4xf32>) -> tensor<4xf32> {
   ^bb0(%a: tensor<4xf32>):
     %c = tract.const dense<1.0> : tensor<f32>
