@@ -249,6 +249,30 @@ std::string broadcastIndex(ArrayRef<int64_t> in, ArrayRef<int64_t> out) {
   return expr.empty() ? "0" : expr;
 }
 
+// Index into `x` (contiguous, shape xShape) of element i of `out` when the
+// value read is transpose(x, perm) broadcast to `out`.
+std::string transposedIndex(ArrayRef<int64_t> xShape, ArrayRef<int64_t> perm,
+                            ArrayRef<int64_t> out) {
+  int64_t rank = xShape.size(), offset = out.size() - rank;
+  SmallVector<int64_t> xStrides(rank, 1);
+  for (int64_t d = rank - 2; d >= 0; --d)
+    xStrides[d] = xStrides[d + 1] * xShape[d + 1];
+  std::string expr;
+  for (int64_t d = 0; d < rank; ++d) { // d: a dim of the transposed value
+    int64_t size = xShape[perm[d]], o = d + offset;
+    if (size == 1)
+      continue;
+    int64_t inner = product(out.drop_front(o + 1));
+    std::string term = inner == 1 ? "i" : fmt::format("(i / {})", inner);
+    if (o > 0)
+      term = fmt::format("({} % {})", term, out[o]);
+    if (xStrides[perm[d]] != 1)
+      term = fmt::format("{} * {}", term, xStrides[perm[d]]);
+    expr += (expr.empty() ? "" : " + ") + term;
+  }
+  return expr.empty() ? "0" : expr;
+}
+
 // A tract.kernel: its anchor's call writes out0, then one loop applies the
 // elementwise ops to each element with the runtime's scalar functors (the
 // same ones the standalone kernels use), so results do not change.
@@ -279,10 +303,19 @@ LogicalResult buildFusedKernel(KernelOp kernel, KernelCall &call) {
                                broadcastIndex(typeOf(arg).getShape(), out.getShape())));
     return names[v] = name;
   };
-  int temp = 0;
+  int temp = 0, loads = 0;
   for (Operation &op : body.without_terminator()) {
     if (&op == anchor)
       continue;
+    if (auto t = dyn_cast<TransposeOp>(op)) {
+      auto arg = cast<BlockArgument>(t.getInput());
+      std::string name = fmt::format("t{}", loads++);
+      loop.push_back(fmt::format("const {} {} = in{}[{}];", T, name, arg.getArgNumber(),
+                                 transposedIndex(typeOf(arg).getShape(), t.getPerm(),
+                                                 out.getShape())));
+      names[t.getResult()] = name;
+      continue;
+    }
     if (auto c = dyn_cast<ConstOp>(op)) {
       std::string bytes = elementsBytes(c.getValue());
       double v = 0;

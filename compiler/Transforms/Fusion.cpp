@@ -3,7 +3,9 @@
 // Builds `tract.kernel`s: a conv/matmul with the elementwise chain that
 // follows it (its epilogue), or a chain of elementwise ops alone (a map).
 // The ops are moved into the kernel's body unchanged; one-element constants
-// move with them, every other operand becomes a kernel input.
+// move with them, and so do single-use transposes feeding the elementwise
+// ops (the kernel reads through the permutation); every other operand
+// becomes a kernel input.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Transforms/Passes.h"
@@ -57,6 +59,13 @@ SmallVector<Operation *> chainFrom(Operation &op, const llvm::SmallPtrSetImpl<Op
   return chain;
 }
 
+// A single-use transpose feeding the chain: the kernel reads its input
+// through the permutation instead of a transposed copy.
+TransposeOp absorbableTranspose(Value v) {
+  auto t = v.getDefiningOp<TransposeOp>();
+  return t && t->hasOneUse() && !isOneElementConstant(t.getInput()) ? t : TransposeOp();
+}
+
 void buildKernel(ArrayRef<Operation *> chain) {
   Operation *last = chain.back();
   Operation *anchor = isa<ConvOp, MatMulOp>(chain.front()) ? chain.front() : nullptr;
@@ -76,14 +85,25 @@ void buildKernel(ArrayRef<Operation *> chain) {
   for (Operation *op : chain) {
     if (op == anchor)
       continue;
-    for (Value v : op->getOperands())
-      if (!internal.contains(v) && !isOneElementConstant(v) && inputIndex.try_emplace(v, inputs.size()).second)
+    for (Value v : op->getOperands()) {
+      if (TransposeOp t = absorbableTranspose(v))
+        v = t.getInput();
+      if (!internal.contains(v) && !isOneElementConstant(v) &&
+          inputIndex.try_emplace(v, inputs.size()).second)
         inputs.push_back(v);
+    }
   }
 
+  // Locations in graph order: each op after the transposes it absorbs.
   SmallVector<Location> locs;
-  for (Operation *op : chain)
+  for (Operation *op : chain) {
+    if (op != anchor)
+      for (Value v : op->getOperands())
+        if (TransposeOp t = absorbableTranspose(v))
+          locs.push_back(t.getLoc());
     locs.push_back(op->getLoc());
+  }
+  SmallVector<Operation *> absorbed; // transposes now read inside the kernel
   OpBuilder b(last);
   Location loc = b.getFusedLoc(locs);
   auto kernel = b.create<KernelOp>(loc, last->getResult(0).getType(), inputs);
@@ -104,9 +124,14 @@ void buildKernel(ArrayRef<Operation *> chain) {
       map.map(op->getResult(0), copy->getResult(0));
       continue;
     }
-    for (Value v : op->getOperands())
-      if (!map.contains(v) && isOneElementConstant(v))
-        map.map(v, ib.clone(*v.getDefiningOp())->getResult(0));
+    for (Value v : op->getOperands()) {
+      if (map.contains(v))
+        continue;
+      if (isOneElementConstant(v) || absorbableTranspose(v)) {
+        absorbed.push_back(v.getDefiningOp());
+        map.map(v, ib.clone(*v.getDefiningOp(), map)->getResult(0));
+      }
+    }
     ib.clone(*op, map);
   }
   ib.create<YieldOp>(loc, map.lookup(last->getResult(0)));
@@ -114,6 +139,9 @@ void buildKernel(ArrayRef<Operation *> chain) {
   last->getResult(0).replaceAllUsesWith(kernel.getResult());
   for (Operation *op : llvm::reverse(chain))
     op->erase();
+  for (Operation *op : absorbed)
+    if (isa<TransposeOp>(op) && op->use_empty())
+      op->erase();
 }
 
 struct Fuse : impl::TractFusePassBase<Fuse> {

@@ -143,3 +143,33 @@ func.func @reshape_into_store_nofold(%x: tensor<2x3xf32>) -> (tensor<6xf32>, ten
   %2 = tract.reshape %1 : tensor<2x3xf32> -> tensor<6xf32>
   return %2, %1 : tensor<6xf32>, tensor<2x3xf32>
 }
+
+// -----
+
+// A transpose feeding an elementwise chain is read through its permutation
+// inside the kernel: no transposed copy.
+// CHECK-LABEL: func @transpose_into_load_fold
+// CHECK: tract.kernel(%arg0, %arg1) : (tensor<3x2xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NEXT: ^bb0(%[[X:.+]]: tensor<3x2xf32>, %[[Y:.+]]: tensor<2x3xf32>):
+// CHECK-NEXT: %[[T:.+]] = tract.transpose %[[X]]
+// CHECK-NEXT: tract.add %[[T]], %[[Y]]
+// CHECK-NOT: tract.transpose
+func.func @transpose_into_load_fold(%x: tensor<3x2xf32>, %y: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %0 = tract.transpose %x {perm = array<i64: 1, 0>} : tensor<3x2xf32> -> tensor<2x3xf32>
+  %1 = tract.add %0, %y : tensor<2x3xf32>, tensor<2x3xf32> -> tensor<2x3xf32>
+  %2 = tract.relu %1 : tensor<2x3xf32>
+  return %2 : tensor<2x3xf32>
+}
+
+// -----
+
+// The transposed copy is also a graph output: it is computed once, outside.
+// CHECK-LABEL: func @transpose_into_load_nofold
+// CHECK: %[[T:.+]] = tract.transpose %arg0
+// CHECK: tract.kernel(%[[T]], %arg1)
+func.func @transpose_into_load_nofold(%x: tensor<3x2xf32>, %y: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>) {
+  %0 = tract.transpose %x {perm = array<i64: 1, 0>} : tensor<3x2xf32> -> tensor<2x3xf32>
+  %1 = tract.add %0, %y : tensor<2x3xf32>, tensor<2x3xf32> -> tensor<2x3xf32>
+  %2 = tract.relu %1 : tensor<2x3xf32>
+  return %2, %0 : tensor<2x3xf32>, tensor<2x3xf32>
+}

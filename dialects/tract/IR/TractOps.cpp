@@ -721,6 +721,11 @@ LogicalResult KernelOp::verify() {
         return emitOpError("expected one-element constants in the body, got ") << c.getType();
       continue;
     }
+    if (auto t = dyn_cast<TransposeOp>(op)) {
+      if (!isa<BlockArgument>(t.getInput()))
+        return emitOpError("expected transposes of kernel inputs only");
+      continue;
+    }
     if (isa<ConvOp, MatMulOp>(op) || op.getNumResults() != 1 ||
         op.getResult(0).getType() != computed)
       return emitOpError("expected elementwise ops producing ")

@@ -727,7 +727,8 @@ def Tract_KernelOp : Tract_Op<"kernel", [Pure, IsolatedFromAbove, SingleBlock]> 
     anchor (`tract.conv` or `tract.matmul`) that reads only block arguments,
     in order, starting at the first; every other op is an elementwise tract
     op (unary, parameterised unary or binary with broadcasting) producing
-    the kernel's result type, or a one-element `tract.const`. The emitters
+    the kernel's result type, a one-element `tract.const`, or a
+    `tract.transpose` of a body argument (read through the permutation). The emitters
     print the anchor as its kernel and the elementwise ops as scalar code
     applied to each output element, so the intermediates never reach memory.
     The result type may be a reshape of the yielded type (same elements in
