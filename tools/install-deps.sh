@@ -9,6 +9,8 @@ PACKAGES=(
   libprotobuf-dev protobuf-compiler libonnx-dev python3-onnx libonnx-testdata
   libfmt-dev libgtest-dev python3-numpy
   python3-torch python3-torchvision
+  qemu-user g++-aarch64-linux-gnu g++-arm-linux-gnueabihf
+  gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib
 )
 
 missing=()

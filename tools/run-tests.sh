@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Sets up a fresh Debian 12 machine (packages), builds tractc and runs every
 # test suite: lit (dialect, importer, passes, emitter), the runtime's gtests,
-# the end-to-end torchvision/BERT models, and the ONNX conformance suite.
+# the end-to-end torchvision/BERT models, the embedded targets (aarch64 and
+# armv7 under qemu-user, a Cortex-M7 link) and the ONNX conformance suite.
 # The last line is "N passed, M failed" over all of them; exit 1 on any failure.
 #
 #   tools/run-tests.sh [--no-install] [--quick]
-#     --quick: skip the e2e models and run conformance on the node suite only.
+#     --quick: skip the e2e models and embedded targets, and run conformance on
+#              the node suite only.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -57,6 +59,9 @@ if [ "$quick" = 0 ]; then
   echo "== end-to-end models (torch export, compile, compare)"
   /usr/bin/python3 test/e2e/run_e2e.py | tee "$log/e2e"
   add_closing "$log/e2e"
+  echo "== embedded targets (aarch64, armv7 under qemu; Cortex-M7)"
+  tools/check-targets.sh | tee "$log/targets"
+  add_closing "$log/targets"
   echo "== ONNX conformance"
   /usr/bin/python3 test/conformance/run_conformance.py -j "$(nproc)" "${CONF_FLAGS[@]}" | tee "$log/conf"
 else

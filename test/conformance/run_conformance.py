@@ -380,7 +380,7 @@ def _run_test(test_id, test_dir, tmp, opts):
             # pickles those, which is what the generated driver must read.
             np.save(f, arr, allow_pickle=arr.dtype == object)
             in_files.append(f)
-        res = run_step([exe] + in_files + ["-o", out_dir], work, timeout)
+        res = run_step(opts["emulator"] + [exe] + in_files + ["-o", out_dir], work, timeout)
         if opts["verbose"] >= 2 and res.out.strip():
             sys.stderr.write("[%s] %s output:\n%s" % (test_id, set_name, res.out))
         if res.timed_out:
@@ -536,6 +536,10 @@ def main():
                     help="print every test's result (-vv: also commands and tool output)")
     ap.add_argument("--keep-temp", action="store_true", help="keep each test's temp dir")
     ap.add_argument("--cxx", default="g++")
+    ap.add_argument("--emulator", default="",
+                    help="run the model binaries under this command, space-separated "
+                         "(e.g. \"qemu-aarch64 -L /usr/aarch64-linux-gnu\" with "
+                         "--cxx aarch64-linux-gnu-g++)")
     ap.add_argument("--opt", default="-O1", help="g++ optimisation flag, e.g. --opt=-O2 (default -O1)")
     ap.add_argument("--cxxflags", default="", help="extra g++ flags, space-separated, e.g. --cxxflags=\"-g -Wall\"")
     ap.add_argument("--top", type=int, default=15, help="entries per summary list")
@@ -555,6 +559,7 @@ def main():
         return 1 if m else 2
     opts = {"tractc": tractc, "timeout": args.timeout, "verbose": args.verbose,
             "keep_temp": args.keep_temp, "cxx": args.cxx, "opt": args.opt,
+            "emulator": args.emulator.split(),
             "cxxflags": args.cxxflags.split()}
 
     tests = discover(suites, regex)

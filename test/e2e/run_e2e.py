@@ -6,7 +6,10 @@ input=<shape of input_0.npy>` (the symbolic batch dim of the CNNs is pinned to 1
 `g++ -std=c++17 -O2 -I runtime/include model.cpp -o model -lm`, `./model input_0.npy -o out`,
 then out/output_0.npy is compared with torch's expected_0.npy (same shape and dtype, max abs
 diff <= --atol, default 1e-4). Each model is also compiled with --no-optimize, whose output
-must equal the optimized one within 1e-5 relative: no graph rewrite changes results. The last line printed is exactly `N passed, M failed`; the exit
+must equal the optimized one within 1e-5 relative: no graph rewrite changes results; and the
+generated code (without --main) must build with g++ and clang++ under `-fno-exceptions -fno-rtti
+-Wall -Wextra -Werror` referencing no heap or unwinding symbols and holding no static
+constructors. The last line printed is exactly `N passed, M failed`; the exit
 status is 1 iff M > 0.
 
 Needs /usr/bin/python3 (torch, torchvision, onnx, numpy).
@@ -15,6 +18,7 @@ Needs /usr/bin/python3 (torch, torchvision, onnx, numpy).
 import argparse
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -112,6 +116,45 @@ def check_fusion(name, report_path):
     return None
 
 
+# Symbols generated model code must not reference: no heap, no exceptions or
+# unwinding (DESIGN.md: firmware code).
+FORBIDDEN_SYMBOLS = re.compile(
+    r"\b(malloc|calloc|realloc|free|aligned_alloc|posix_memalign|operator new|operator delete"
+    r"|__cxa_\w+|_Unwind_\w+|__gxx_personality\w*)\b")
+HYGIENE_FLAGS = ["-std=c++17", "-O2", "-fno-exceptions", "-fno-rtti", "-Wall", "-Wextra",
+                 "-Werror", "-c"]
+
+
+def check_hygiene(model, inp, shape, work, args):
+    """None, or why the model's generated code (no --main) is not firmware-clean under g++ 12
+    and clang 19: warnings, references to the heap or unwinding, static constructors, iostream."""
+    os.makedirs(work)
+    cpp = os.path.join(work, "model.cpp")
+    rc, out, _ = run_step([args.tractc, model, "-o", cpp,
+                           "--input-shape", "%s=%s" % (inp, ",".join(str(d) for d in shape))],
+                          work, args.timeout)
+    if rc != 0:
+        return "hygiene: tractc %s%s" % (describe(rc, args.timeout), tail(out))
+    with open(cpp) as f:
+        if re.search(r"#include\s*<iostream>", f.read()):
+            return "hygiene: model.cpp includes <iostream>"
+    for cxx in ("g++", "clang++-19"):
+        obj = os.path.join(work, "model-%s.o" % cxx)
+        argv = [cxx] + HYGIENE_FLAGS + ["-I", os.path.join(REPO, "runtime", "include"), cpp,
+                                        "-o", obj]
+        rc, out, _ = run_step(argv, work, args.timeout)
+        if rc != 0:
+            return "hygiene: %s %s%s" % (cxx, describe(rc, args.timeout), tail(out))
+        rc, out, _ = run_step(["nm", "-C", "--undefined-only", obj], work, args.timeout)
+        bad = sorted(set(FORBIDDEN_SYMBOLS.findall(out)))
+        if rc != 0 or bad:
+            return "hygiene: %s object references %s" % (cxx, ", ".join(bad) or "(nm failed)")
+        rc, out, _ = run_step(["readelf", "-SW", obj], work, args.timeout)
+        if rc != 0 or re.search(r"\.(init_array|ctors)\b", out):
+            return "hygiene: %s object has static constructors (.init_array/.ctors)" % cxx
+    return None
+
+
 def compile_and_run(model, inp, x_path, shape, work, args, extra, times):
     """tractc + g++ + run in `work`; returns (output array, None) or (None, failure)."""
     os.makedirs(work)
@@ -178,6 +221,9 @@ def test_model(name, mdir, work, args):
     if why:
         return False, None, why
     why = check_fusion(name, os.path.join(work, "optimized", "report.json"))
+    if why:
+        return False, None, why
+    why = check_hygiene(model, inp, x.shape, os.path.join(work, "hygiene"), args)
     if why:
         return False, None, why
     y0, why = compile_and_run(model, inp, x_path, x.shape, os.path.join(work, "unoptimized"),

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Embedded targets, from tractc's installed CMake package (build/install):
+#  - examples/firmware cross-built for aarch64 and armv7 (NEON, VFPv4) and run
+#    under qemu-user: the outputs must match torch;
+#  - a conformance subset built by the cross compilers and run under qemu-user;
+#  - examples/cortex-m7 linked for a bare-metal Cortex-M7 with newlib: no heap
+#    or unwinding symbols in the ELF; its sizes are printed.
+# Needs tools/build.sh first. Last line: `N passed, M failed`.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+passed=0
+failed=0
+check() { # check NAME COMMAND...: one counted step
+  local name=$1
+  shift
+  if "$@"; then passed=$((passed + 1)); echo "  ok    $name"
+  else failed=$((failed + 1)); echo "  FAIL  $name"; fi
+}
+
+cmake --install build --prefix build/install > /dev/null || { echo "0 passed, 1 failed"; exit 1; }
+pkg="$PWD/build/install/lib/cmake/tractc"
+
+cross_example() { # cross_example TOOLCHAIN QEMU SYSROOT
+  local dir=build/example-$1
+  rm -rf "$dir"
+  cmake -S examples/firmware -B "$dir" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$PWD/cmake/toolchains/$1.cmake" \
+    -Dtractc_DIR="$pkg" > "$dir.log" 2>&1 && cmake --build "$dir" >> "$dir.log" 2>&1 &&
+    "$2" -L "$3" "$dir/firmware" | tee -a "$dir.log" | grep -q "matches torch" ||
+    { tail -20 "$dir.log"; return 1; }
+}
+check "firmware example, aarch64 under qemu" cross_example aarch64-linux-gnu qemu-aarch64 /usr/aarch64-linux-gnu
+check "firmware example, armv7 under qemu" cross_example armv7-linux-gnueabihf qemu-arm /usr/arm-linux-gnueabihf
+
+# Convolutions, matmuls, pools, activations, normalisations, data movement.
+SUBSET='^node/test_(conv|convtranspose|gemm|matmul|maxpool|averagepool|relu|sigmoid|tanh|softmax|layer_normalization|batchnorm|transpose|reshape|concat|add|mul|resize)'
+cross_conformance() { # cross_conformance CXX QEMU SYSROOT FLAGS
+  /usr/bin/python3 test/conformance/run_conformance.py -j "$(nproc)" --filter "$SUBSET" \
+    --cxx "$1" --emulator "$2 -L $3" --cxxflags="$4" > "build/conformance-$1.log" 2>&1
+  local rc=$?
+  tail -1 "build/conformance-$1.log"
+  return $rc
+}
+check "conformance subset, aarch64 under qemu" \
+  cross_conformance aarch64-linux-gnu-g++ qemu-aarch64 /usr/aarch64-linux-gnu ""
+check "conformance subset, armv7 under qemu" \
+  cross_conformance arm-linux-gnueabihf-g++ qemu-arm /usr/arm-linux-gnueabihf "-mfpu=neon-vfpv4"
+
+cortex_m7() {
+  local dir=build/example-cortex-m7
+  rm -rf "$dir"
+  cmake -S examples/cortex-m7 -B "$dir" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$PWD/cmake/toolchains/cortex-m7.cmake" \
+    -Dtractc_DIR="$pkg" > "$dir.log" 2>&1 && cmake --build "$dir" >> "$dir.log" 2>&1 ||
+    { tail -20 "$dir.log"; return 1; }
+  arm-none-eabi-size "$dir/firmware.elf"
+  ! arm-none-eabi-nm -C "$dir/firmware.elf" |
+    grep -E ' (malloc|_malloc_r|operator new|operator delete|__cxa_|_Unwind_)'
+}
+check "Cortex-M7 bare-metal link (newlib), no heap or unwinding" cortex_m7
+
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
