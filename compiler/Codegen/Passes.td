@@ -11,6 +11,9 @@ def TractPlanMemoryPass : Pass<"tract-plan-memory", "func::FuncOp"> {
     not a graph output gets a live interval [defining op, last user]; buffers
     are placed largest first at the lowest 64-byte aligned offset that does not
     overlap a placed buffer whose interval intersects (offline first fit).
+    A reshape of an arena value shares its buffer (a view), and an
+    elementwise op whose full-shape operand dies with it reuses that
+    operand's buffer (in place); the shared buffer lives until its last use.
     Results are annotated, and the function gets the arena size:
 
     Before:

@@ -2,8 +2,10 @@
 //
 // Offline first-fit, largest buffer first: simple, deterministic, and within a
 // few percent of optimal on CNN and transformer graphs (tract and TFLite use
-// the same family of heuristics). Aliasing of reshapes and in-place kernels
-// come with issue #6.
+// the same family of heuristics). A reshape of an arena tensor is a view: it
+// shares its input's buffer (the buffer lives until the last use of either),
+// and the emitter generates no kernel for it. An elementwise kernel whose
+// operand dies with it writes its result over that operand (in place).
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +18,30 @@ namespace mlir::tract {
 #include "compiler/Codegen/Passes.h.inc"
 
 namespace {
+
+// Operands whose buffer `op` may overwrite with its result: an elementwise
+// op (or a fused chain of them with no conv/matmul and no transposed
+// loads) reads element i of such an operand, of the result's type, right
+// before it writes element i.
+SmallVector<unsigned> inPlaceOperands(Operation &op) {
+  Type result = op.getNumResults() == 1 ? op.getResult(0).getType() : Type();
+  bool candidate = false;
+  if (auto kernel = dyn_cast<KernelOp>(op)) {
+    Block &body = kernel.getBody().front();
+    candidate = !kernel.getAnchor() &&
+                llvm::none_of(body, [](Operation &inner) { return isa<TransposeOp>(inner); }) &&
+                body.getTerminator()->getOperand(0).getType() == result;
+  } else {
+    candidate = isElementwise(&op);
+  }
+  SmallVector<unsigned> positions;
+  if (candidate)
+    for (OpOperand &operand : op.getOpOperands())
+      if (operand.get().getType() == result)
+        positions.push_back(operand.getOperandNumber());
+  return positions;
+}
+
 struct Buffer {
   Value value;
   int64_t bytes;
@@ -37,22 +63,45 @@ struct PlanMemory : impl::TractPlanMemoryPassBase<PlanMemory> {
     for (Operation &op : func.getBody().front())
       index[&op] = i++;
 
+    auto isOutput = [](Value v) {
+      return llvm::any_of(v.getUsers(), [](Operation *user) { return isa<func::ReturnOp>(user); });
+    };
     std::vector<Buffer> buffers;
+    llvm::DenseMap<Value, size_t> bufferOf; // every arena value, views included
     for (Operation &op : func.getBody().front()) {
       if (isa<ConstOp, func::ReturnOp>(op) || op.getNumResults() == 0)
         continue;
       for (Value result : op.getResults()) {
-        bool isOutput = llvm::any_of(result.getUsers(), [](Operation *user) {
-          return isa<func::ReturnOp>(user);
-        });
         // Kept even when unused: the kernel still writes it.
-        if (isOutput)
+        if (isOutput(result))
           continue;
         int64_t last = index[&op];
         // Users nested in regions count at their ancestor in this block.
         for (Operation *user : result.getUsers())
           if (Operation *top = func.getBody().front().findAncestorOpInBlock(*user))
             last = std::max(last, index[top]);
+        // A reshape of an arena tensor: a view of the same bytes.
+        auto reshape = dyn_cast<ReshapeOp>(op);
+        if (reshape && bufferOf.count(reshape.getInput())) {
+          size_t b = bufferOf.lookup(reshape.getInput());
+          buffers[b].last = std::max(buffers[b].last, last);
+          bufferOf[result] = b;
+          continue;
+        }
+        // In place: an operand's buffer whose last reader is this op.
+        bool inPlace = false;
+        for (unsigned k : inPlaceOperands(op)) {
+          auto it = bufferOf.find(op.getOperand(k));
+          if (it == bufferOf.end() || buffers[it->second].last != index[&op])
+            continue;
+          buffers[it->second].last = last;
+          bufferOf[result] = it->second;
+          inPlace = true;
+          break;
+        }
+        if (inPlace)
+          continue;
+        bufferOf[result] = buffers.size();
         buffers.push_back({result, tensorBytes(result.getType()), index[&op], last});
       }
     }
@@ -84,8 +133,8 @@ struct PlanMemory : impl::TractPlanMemoryPassBase<PlanMemory> {
     }
 
     llvm::DenseMap<Value, int64_t> offsets;
-    for (Buffer &b : buffers)
-      offsets[b.value] = b.offset;
+    for (auto [value, b] : bufferOf)
+      offsets[value] = buffers[b].offset;
     Builder builder(func.getContext());
     for (Operation &op : func.getBody().front()) {
       if (isa<ConstOp, func::ReturnOp>(op) || op.getNumResults() == 0)

@@ -131,6 +131,18 @@ FailureOr<PlannedModel> PlannedModel::analyze(ModuleOp module) {
         pm.names[c.getResult()] = fmt::format("const_{}", it->second);
       continue;
     }
+    // A reshape the memory plan made a view of its input (same arena bytes):
+    // no kernel, and the report names both by the input's tensor.
+    if (auto reshape = dyn_cast<ReshapeOp>(op)) {
+      auto offsets = op.getAttrOfType<DenseI64ArrayAttr>(kArenaOffsetsAttr);
+      auto in = pm.arenaOffsets.find(reshape.getInput());
+      if (offsets && offsets.size() == 1 && offsets[0] >= 0 && in != pm.arenaOffsets.end() &&
+          in->second == offsets[0]) {
+        pm.arenaOffsets[reshape.getResult()] = offsets[0];
+        pm.names[reshape.getResult()] = pm.tensorName(reshape.getInput());
+        continue;
+      }
+    }
     Kernel k;
     k.op = &op;
     k.nodes = nodesOfLocation(op.getLoc());

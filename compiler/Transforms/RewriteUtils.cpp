@@ -134,19 +134,6 @@ Value otherOperand(Operation *binary, Value x) {
   return Value();
 }
 
-bool isElementwiseUnary(Operation *op) {
-  return isa<NegOp, AbsOp, SqrtOp, ExpOp, LogOp, ErfOp, ReluOp, SigmoidOp, TanhOp, FloorOp,
-             CeilOp, RoundOp, SinOp, CosOp, TanOp, AsinOp, AcosOp, AtanOp, SinhOp, CoshOp,
-             AsinhOp, AcoshOp, AtanhOp, ReciprocalOp, SignOp, SoftplusOp, SoftsignOp,
-             HardSwishOp, MishOp, SiluOp, GeluOp, GeluTanhOp, LeakyReluOp, HardSigmoidOp, ClipOp,
-             EluOp, SeluOp, CeluOp, ThresholdedReluOp, ShrinkOp>(op);
-}
-
-bool isElementwise(Operation *op) {
-  return isElementwiseUnary(op) ||
-         isa<AddOp, SubOp, MulOp, DivOp, PowOp, MaxOp, MinOp, PReluOp>(op);
-}
-
 Location subgraphLoc(Operation *root, Value input) {
   SmallVector<Operation *> ops, work{root};
   llvm::SmallPtrSet<Operation *, 16> seen;

@@ -41,11 +41,6 @@ std::optional<SmallVector<double>> perChannelConstant(Value operand, RankedTenso
 /// when neither is `x`).
 Value otherOperand(Operation *binary, Value x);
 
-/// Elementwise tract ops whose scalar form the emitters print: unary ones
-/// (with or without parameters) and binary ones with broadcasting.
-bool isElementwiseUnary(Operation *op);
-bool isElementwise(Operation *op);
-
 /// The fused location of `root` and every op between it and `input` (not
 /// constants): a recognised subgraph's replacement carries the ONNX nodes it
 /// stands for, so --report can list them all.

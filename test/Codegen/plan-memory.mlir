@@ -1,10 +1,11 @@
 // RUN: tract-opt %s --split-input-file --tract-plan-memory | FileCheck %s
 
-// A chain reuses memory: relu's buffer is dead once neg has read it.
+// An elementwise chain runs in place: each op's input dies as it is read,
+// so the result overwrites it.
 // CHECK-LABEL: func @chain
-// CHECK-SAME: tract.arena_bytes = 128
+// CHECK-SAME: tract.arena_bytes = 64
 // CHECK: tract.relu %{{.*}} {tract.arena_offsets = array<i64: 0>}
-// CHECK: tract.neg %{{.*}} {tract.arena_offsets = array<i64: 64>}
+// CHECK: tract.neg %{{.*}} {tract.arena_offsets = array<i64: 0>}
 // CHECK: tract.exp %{{.*}} {tract.arena_offsets = array<i64: 0>}
 // CHECK: tract.abs %{{.*}} {tract.arena_offsets = array<i64: -1>}
 func.func @chain(%x: tensor<4xf32>) -> tensor<4xf32> {
@@ -17,14 +18,50 @@ func.func @chain(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// A value live across others keeps its buffer; the largest are placed first
-// (relu, then reshape and add reuse relu's space once it is dead).
+// relu's result is read again after neg: neg must not overwrite it; exp may
+// overwrite neg's, and the add then reads both.
+// CHECK-LABEL: func @chain_not_in_place
+// CHECK-SAME: tract.arena_bytes = 128
+// CHECK: tract.relu %{{.*}} {tract.arena_offsets = array<i64: 0>}
+// CHECK: tract.neg %{{.*}} {tract.arena_offsets = array<i64: 64>}
+// CHECK: tract.exp %{{.*}} {tract.arena_offsets = array<i64: 64>}
+func.func @chain_not_in_place(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = tract.relu %x : tensor<4xf32>
+  %1 = tract.neg %0 : tensor<4xf32>
+  %2 = tract.exp %1 : tensor<4xf32>
+  %3 = tract.add %0, %2 : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  return %3 : tensor<4xf32>
+}
+
+// -----
+
+// A broadcast operand is read at other indices than the one written: never
+// overwritten (only the full-shape operand of the add is).
+// CHECK-LABEL: func @broadcast_not_in_place
+// CHECK: tract.relu %arg0 {tract.arena_offsets = array<i64: [[R:[0-9]+]]>} : tensor<4xf32>
+// CHECK: tract.neg %arg1 {tract.arena_offsets = array<i64: [[N:[0-9]+]]>} : tensor<2x4xf32>
+// CHECK: tract.add %{{.*}}, %{{.*}} {tract.arena_offsets = array<i64: [[N]]>}
+func.func @broadcast_not_in_place(%x: tensor<4xf32>, %y: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  %0 = tract.relu %x : tensor<4xf32>
+  %1 = tract.neg %y : tensor<2x4xf32>
+  %2 = tract.add %0, %1 : tensor<4xf32>, tensor<2x4xf32> -> tensor<2x4xf32>
+  %3 = tract.exp %2 : tensor<2x4xf32>
+  return %3 : tensor<2x4xf32>
+}
+
+// -----
+
+// A value live across others keeps its buffer; the largest are placed first.
+// The reshapes are views of relu's and neg's buffers, which therefore live
+// until the add; the add writes in place over relu's (its full-shape
+// operand, read at the index it writes); the last reshape (a graph output)
+// is a copy.
 // CHECK-LABEL: func @skip
-// CHECK-SAME: tract.arena_bytes = 2112
+// CHECK-SAME: tract.arena_bytes = 1088
 // CHECK: tract.relu %{{.*}} {tract.arena_offsets = array<i64: 0>} : tensor<256xf32>
 // CHECK: tract.neg %{{.*}} {tract.arena_offsets = array<i64: 1024>} : tensor<4xf32>
-// CHECK: tract.reshape %{{.*}} {tract.arena_offsets = array<i64: 2048>} : tensor<4xf32> -> tensor<4x1xf32>
-// CHECK: tract.reshape %{{.*}} {tract.arena_offsets = array<i64: 1024>} : tensor<256xf32> -> tensor<4x64xf32>
+// CHECK: tract.reshape %{{.*}} {tract.arena_offsets = array<i64: 1024>} : tensor<4xf32> -> tensor<4x1xf32>
+// CHECK: tract.reshape %{{.*}} {tract.arena_offsets = array<i64: 0>} : tensor<256xf32> -> tensor<4x64xf32>
 // CHECK: tract.add %{{.*}}, %{{.*}} {tract.arena_offsets = array<i64: 0>}
 // CHECK: tract.reshape %{{.*}} {tract.arena_offsets = array<i64: -1>}
 func.func @skip(%x: tensor<256xf32>, %y: tensor<4xf32>) -> tensor<256xf32> {
@@ -49,4 +86,33 @@ func.func @no_arena(%x: tensor<4xf32>) -> tensor<4xf32> {
   %c = tract.const dense<2.0> : tensor<4xf32>
   %0 = tract.mul %x, %c : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
   return %0 : tensor<4xf32>
+}
+
+// -----
+
+// A reshape of an arena tensor is a view: same offset as its input, and the
+// buffer stays live until the view's last use (the exp cannot take it).
+// CHECK-LABEL: func @reshape_view
+// CHECK: tract.relu %arg0 {tract.arena_offsets = array<i64: [[R:[0-9]+]]>}
+// CHECK: tract.reshape %{{.*}} {tract.arena_offsets = array<i64: [[R]]>}
+// CHECK: tract.exp %arg0 {tract.arena_offsets = array<i64: [[E:[0-9]+]]>}
+// CHECK: tract.add
+func.func @reshape_view(%x: tensor<2x8xf32>) -> tensor<16xf32> {
+  %0 = tract.relu %x : tensor<2x8xf32>
+  %1 = tract.reshape %0 : tensor<2x8xf32> -> tensor<16xf32>
+  %2 = tract.exp %x : tensor<2x8xf32>
+  %3 = tract.reshape %2 : tensor<2x8xf32> -> tensor<16xf32>
+  %4 = tract.add %1, %3 : tensor<16xf32>, tensor<16xf32> -> tensor<16xf32>
+  return %4 : tensor<16xf32>
+}
+
+// -----
+
+// A reshape of a graph input cannot be a view into the arena: it copies.
+// CHECK-LABEL: func @reshape_of_input
+// CHECK: tract.reshape %arg0 {tract.arena_offsets = array<i64: 0>}
+func.func @reshape_of_input(%x: tensor<2x8xf32>) -> tensor<16xf32> {
+  %0 = tract.reshape %x : tensor<2x8xf32> -> tensor<16xf32>
+  %1 = tract.neg %0 : tensor<16xf32>
+  return %1 : tensor<16xf32>
 }

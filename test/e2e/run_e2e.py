@@ -104,6 +104,46 @@ FUSION_EXPECTATIONS = {
 }
 
 
+def check_plan(report_path):
+    """None, or why the memory plan in the --report is wrong or loose: two arena tensors live at
+    once must not overlap (except a kernel's output written in place over an input that dies
+    there), and the arena must be within 5% of the peak of live bytes."""
+    with open(report_path) as f:
+        report = json.load(f)
+    first, last, size, offset = {}, {}, {}, {}
+    in_place = set()  # (input, output) pairs sharing bytes in one kernel
+    for k in report["kernels"]:
+        for o in k["outputs"]:
+            for t in k["inputs"]:
+                if o["arena_offset"] is not None and o["arena_offset"] == t["arena_offset"]:
+                    in_place.add((t["tensor"], o["tensor"]))
+    for i, k in enumerate(report["kernels"]):
+        for t in k["outputs"] + k["inputs"]:
+            if t["arena_offset"] is None:
+                continue
+            name = t["tensor"]
+            first.setdefault(name, i)
+            last[name] = i
+            size[name] = max(size.get(name, 0), t["bytes"])
+            offset[name] = t["arena_offset"]
+    names = sorted(size, key=lambda n: first[n])
+    for a, x in enumerate(names):
+        for y in names[a + 1:]:
+            live_together = first[x] <= last[y] and first[y] <= last[x]
+            handed_over = (last[x] == first[y] and (x, y) in in_place) or (
+                last[y] == first[x] and (y, x) in in_place)
+            if (live_together and not handed_over and offset[x] < offset[y] + size[y]
+                    and offset[y] < offset[x] + size[x]):
+                return "memory plan: %s and %s are live together and overlap" % (x, y)
+    # Live bytes at each kernel; an input a kernel overwrites in place counts once.
+    peak = max([sum(size[n] for n in names if first[n] <= i <= last[n]) -
+                sum(size[x] for x, y in in_place if last[x] == i == first[y])
+                for i in range(len(report["kernels"]))] or [0])
+    if report["arena_bytes"] > 1.05 * peak + 64:
+        return "memory plan: arena %d bytes, peak of live bytes %d" % (report["arena_bytes"], peak)
+    return None
+
+
 def check_fusion(name, report_path):
     """None, or why the kernels in the --report break the model's fusion expectations."""
     allowed, forbidden = FUSION_EXPECTATIONS.get(name, (set(), set()))
@@ -220,7 +260,8 @@ def test_model(name, mdir, work, args):
                              [], times)
     if why:
         return False, None, why
-    why = check_fusion(name, os.path.join(work, "optimized", "report.json"))
+    why = (check_fusion(name, os.path.join(work, "optimized", "report.json")) or
+           check_plan(os.path.join(work, "optimized", "report.json")))
     if why:
         return False, None, why
     why = check_hygiene(model, inp, x.shape, os.path.join(work, "hygiene"), args)

@@ -683,6 +683,19 @@ LogicalResult ResizeOp::verify() {
   return success();
 }
 
+bool mlir::tract::isElementwiseUnary(Operation *op) {
+  return isa<NegOp, AbsOp, SqrtOp, ExpOp, LogOp, ErfOp, ReluOp, SigmoidOp, TanhOp, FloorOp,
+             CeilOp, RoundOp, SinOp, CosOp, TanOp, AsinOp, AcosOp, AtanOp, SinhOp, CoshOp,
+             AsinhOp, AcoshOp, AtanhOp, ReciprocalOp, SignOp, SoftplusOp, SoftsignOp,
+             HardSwishOp, MishOp, SiluOp, GeluOp, GeluTanhOp, LeakyReluOp, HardSigmoidOp, ClipOp,
+             EluOp, SeluOp, CeluOp, ThresholdedReluOp, ShrinkOp>(op);
+}
+
+bool mlir::tract::isElementwise(Operation *op) {
+  return isElementwiseUnary(op) ||
+         isa<AddOp, SubOp, MulOp, DivOp, PowOp, MaxOp, MinOp, PReluOp>(op);
+}
+
 Operation *KernelOp::getAnchor() {
   Block &body = getBody().front();
   if (body.empty() || !isa<ConvOp, MatMulOp>(body.front()))

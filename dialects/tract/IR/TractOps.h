@@ -20,6 +20,11 @@ FailureOr<SmallVector<int64_t>> broadcastShapes(ArrayRef<int64_t> a,
                                                 ArrayRef<int64_t> b);
 /// Maps a possibly negative axis into [0, rank); fails when out of range.
 FailureOr<int64_t> normalizeAxis(int64_t axis, int64_t rank);
+/// Elementwise ops with a scalar form (the runtime's functors): unary ones,
+/// with or without parameters, and binary ones with broadcasting. Fusion
+/// puts them in kernels; the memory plan may run them in place.
+bool isElementwiseUnary(Operation *op);
+bool isElementwise(Operation *op);
 } // namespace mlir::tract
 
 #endif // TRACT_IR_TRACTOPS_H
