@@ -37,6 +37,19 @@ def TractPlanMemoryPass : Pass<"tract-plan-memory", "func::FuncOp"> {
   ];
 }
 
+def TractSchedulePass : Pass<"tract-schedule", "func::FuncOp"> {
+  let summary = "reorder the function's ops to lower the peak of live arena bytes";
+  let description = [{
+    tract orders nodes to save RAM; so does this pass. A greedy topological
+    order: among the ops whose operands are computed, run the one that adds
+    the fewest live bytes (its results, minus the operands it is the last
+    reader of); ties keep the original order. The new order is kept only
+    when its peak of live bytes is lower than the original's, so the pass
+    never makes a plan worse.
+  }];
+  let dependentDialects = ["::mlir::tract::TractDialect"];
+}
+
 def TractWidenF16Pass : Pass<"tract-widen-f16", "func::FuncOp"> {
   let summary = "compute float16 and bfloat16 arithmetic in float32";
   let description = [{
