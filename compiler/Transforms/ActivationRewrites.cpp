@@ -129,8 +129,10 @@ bool isHardSwishGate(HardSigmoidOp h) {
 using Silu = XTimesGate<SigmoidOp, SiluOp, anySigmoid>;
 using HardSwish = XTimesGate<HardSigmoidOp, HardSwishOp, isHardSwishGate>;
 
-// x * 0.5 * (1 + erf(x / sqrt 2)) ==> gelu(x), factors in any order
-struct GeluErf : OpRewritePattern<MulOp> {
+// x * 0.5 * (1 + f) ==> result(x), factors in any order, for the f that
+// `isInner(f, x)` recognises: both GELU forms.
+template <class Result, bool (*isInner)(Value, Value)>
+struct HalfXTimesOnePlus : OpRewritePattern<MulOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(MulOp op, PatternRewriter &rewriter) const override {
     return rewriteProductOfX(
@@ -138,38 +140,32 @@ struct GeluErf : OpRewritePattern<MulOp> {
         [](Value x, SmallVectorImpl<Value> &others) {
           return takeFactor(others, [](Value f) { return isSplat(f, 0.5); }) &&
                  takeFactor(others, [&](Value f) {
-                   Value e = plusOne(f);
-                   auto erf = e ? e.getDefiningOp<ErfOp>() : ErfOp();
-                   return erf && unscaled(erf.getInput(), kInvSqrt2) == x;
+                   Value inner = plusOne(f);
+                   return inner && isInner(inner, x);
                  });
         },
-        [&](Value x) { return rewriter.create<GeluOp>(op.getLoc(), x).getResult(); });
+        [&](Value x) { return rewriter.create<Result>(op.getLoc(), x).getResult(); });
   }
 };
 
-// x * 0.5 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))) ==> gelu_tanh(x)
-struct GeluTanh : OpRewritePattern<MulOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(MulOp op, PatternRewriter &rewriter) const override {
-    return rewriteProductOfX(
-        op, rewriter,
-        [](Value x, SmallVectorImpl<Value> &others) {
-          return takeFactor(others, [](Value f) { return isSplat(f, 0.5); }) &&
-                 takeFactor(others, [&](Value f) {
-                   Value t = plusOne(f);
-                   auto tanh = t ? t.getDefiningOp<TanhOp>() : TanhOp();
-                   Value inner = tanh ? unscaled(tanh.getInput(), kSqrt2OverPi) : Value();
-                   auto sum = inner ? inner.getDefiningOp<AddOp>() : AddOp();
-                   if (!sum)
-                     return false;
-                   Value other = otherOperand(sum, x);
-                   Value cube = other ? unscaled(other, 0.044715) : Value();
-                   return cube && isCube(cube, x);
-                 });
-        },
-        [&](Value x) { return rewriter.create<GeluTanhOp>(op.getLoc(), x).getResult(); });
-  }
-};
+// erf(x / sqrt 2)
+bool isErfGeluInner(Value f, Value x) {
+  auto erf = f.getDefiningOp<ErfOp>();
+  return erf && unscaled(erf.getInput(), kInvSqrt2) == x;
+}
+
+// tanh(sqrt(2/pi) * (x + 0.044715 x^3))
+bool isTanhGeluInner(Value f, Value x) {
+  auto tanh = f.getDefiningOp<TanhOp>();
+  Value inner = tanh ? unscaled(tanh.getInput(), kSqrt2OverPi) : Value();
+  auto sum = inner ? inner.getDefiningOp<AddOp>() : AddOp();
+  Value other = sum ? otherOperand(sum, x) : Value();
+  Value cube = other ? unscaled(other, 0.044715) : Value();
+  return cube && isCube(cube, x);
+}
+
+using GeluErf = HalfXTimesOnePlus<GeluOp, isErfGeluInner>;
+using GeluTanh = HalfXTimesOnePlus<GeluTanhOp, isTanhGeluInner>;
 
 // clip(x + b, 0, m) * s with m * s == 1 ==> hard_sigmoid(x, alpha = s, beta = b * s)
 // (torch's relu6(x + 3) / 6 is the case b = 3, m = 6, s = 1/6)

@@ -45,6 +45,14 @@ ConvOp rebuildConv(PatternRewriter &rewriter, ConvOp conv, Value weight, Value b
                                  conv.getPadsAttr(), conv.getGroupAttr());
 }
 
+// The conv's bias as values (zeros when it has none); nullopt when it is
+// not an f32/f64 constant.
+std::optional<SmallVector<double>> biasValues(ConvOp conv) {
+  if (!conv.getBias())
+    return SmallVector<double>(tensorType(conv.getWeight()).getDimSize(0), 0.0);
+  return floatConstant(conv.getBias());
+}
+
 // conv(x, w, b) * a ==> conv(x, w * a, b * a)    (a per output channel)
 struct ConvTimesPerChannel : OpRewritePattern<MulOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -61,12 +69,12 @@ struct ConvTimesPerChannel : OpRewritePattern<MulOp> {
     for (int64_t o = 0; o < outChannels; ++o)
       for (int64_t i = 0; i < perOut; ++i)
         (*w)[o * perOut + i] *= m->perChannel[o];
+    auto b = biasValues(conv);
+    if (!b)
+      return rewriter.notifyMatchFailure(op, "bias is not a constant");
     Value weight = createFloatConstant(rewriter, conv.getLoc(), tensorType(conv.getWeight()), *w);
-    Value bias;
+    Value bias; // a conv without bias stays without: zeros scale to zeros
     if (conv.getBias()) {
-      auto b = floatConstant(conv.getBias());
-      if (!b)
-        return rewriter.notifyMatchFailure(op, "bias is not a constant");
       for (int64_t o = 0; o < outChannels; ++o)
         (*b)[o] *= m->perChannel[o];
       bias = createFloatConstant(rewriter, conv.getLoc(), tensorType(conv.getBias()), *b);
@@ -85,84 +93,63 @@ struct ConvPlusPerChannel : OpRewritePattern<AddOp> {
       return rewriter.notifyMatchFailure(op, "not conv + per-channel constant");
     ConvOp conv = m->conv;
     int64_t outChannels = tensorType(conv.getWeight()).getDimSize(0);
-    SmallVector<double> bias(outChannels, 0.0);
-    if (conv.getBias()) {
-      auto b = floatConstant(conv.getBias());
-      if (!b)
-        return rewriter.notifyMatchFailure(op, "bias is not a constant");
-      bias = *b;
-    }
+    auto bias = biasValues(conv);
+    if (!bias)
+      return rewriter.notifyMatchFailure(op, "bias is not a constant");
     for (int64_t o = 0; o < outChannels; ++o)
-      bias[o] += m->perChannel[o];
+      (*bias)[o] += m->perChannel[o];
     auto biasType = RankedTensorType::get({outChannels}, conv.getType().getElementType());
-    Value b = createFloatConstant(rewriter, conv.getLoc(), biasType, bias);
+    Value b = createFloatConstant(rewriter, conv.getLoc(), biasType, *bias);
     rewriter.replaceOp(op, rebuildConv(rewriter, conv, conv.getWeight(), b, op).getResult());
     return success();
   }
 };
 
-// conv(pad(x, zeros on spatial dims)) ==> conv(x) with the pads added
-struct PadIntoConv : OpRewritePattern<ConvOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(ConvOp op, PatternRewriter &rewriter) const override {
-    auto pad = op.getInput().getDefiningOp<PadOp>();
-    if (!pad || pad.getRuntimePads() || pad.getRuntimeValue() || pad.getMode() != "constant" ||
-        pad.getValue().convertToDouble() != 0.0)
-      return rewriter.notifyMatchFailure(op, "input is not a static zero pad");
-    ArrayRef<int64_t> p = pad.getPads();
-    int64_t rank = tensorType(pad.getInput()).getRank(), spatial = rank - 2;
-    // Only spatial dims, and no cropping (negative pads).
-    for (int64_t d = 0; d < rank; ++d) {
-      bool isSpatial = d >= 2;
-      if (p[d] < 0 || p[rank + d] < 0 || (!isSpatial && (p[d] || p[rank + d])))
-        return rewriter.notifyMatchFailure(op, "pads batch/channel dims or crops");
-    }
-    SmallVector<int64_t> pads(op.getPads());
-    for (int64_t s = 0; s < spatial; ++s) {
-      pads[s] += p[2 + s];
-      pads[spatial + s] += p[rank + 2 + s];
-    }
-    rewriter
-        .replaceOpWithNewOp<ConvOp>(op, op.getType(), pad.getInput(), op.getWeight(),
-                                    op.getBias(), op.getStridesAttr(), op.getDilationsAttr(),
-                                    rewriter.getDenseI64ArrayAttr(pads), op.getGroupAttr())
-        ->setLoc(fusedLoc({pad, op}));
-    return success();
+// A static constant pad of the spatial dims only, no cropping, as the value
+// it pads with and `own` (a conv's or pool's begin pads then end pads) with
+// its pads added; nullopt for any other pad.
+std::optional<std::pair<double, SmallVector<int64_t>>> absorbablePad(PadOp pad,
+                                                                     ArrayRef<int64_t> own) {
+  if (!pad || pad.getRuntimePads() || pad.getRuntimeValue() || pad.getMode() != "constant" ||
+      !isFloatTensor(pad.getInput()))
+    return std::nullopt;
+  ArrayRef<int64_t> p = pad.getPads();
+  int64_t rank = tensorType(pad.getInput()).getRank(), spatial = rank - 2;
+  for (int64_t d = 0; d < rank; ++d)
+    if (p[d] < 0 || p[rank + d] < 0 || (d < 2 && (p[d] || p[rank + d])))
+      return std::nullopt;
+  SmallVector<int64_t> pads(own);
+  for (int64_t s = 0; s < spatial; ++s) {
+    pads[s] += p[2 + s];
+    pads[spatial + s] += p[rank + 2 + s];
   }
-};
+  return std::make_pair(pad.getValue().convertToDouble(), std::move(pads));
+}
 
-// avg_pool(pad(x, 0), count_include_pad) and max_pool(pad(x, -inf)) ==>
-// the pool with the pads added: padding taps count as zeros in the average
-// and never win the max.
-template <class Pool>
-struct PadIntoPool : OpRewritePattern<Pool> {
-  using OpRewritePattern<Pool>::OpRewritePattern;
-  LogicalResult matchAndRewrite(Pool op, PatternRewriter &rewriter) const override {
+// conv(pad(x, zeros on spatial dims)) ==> conv(x) with the pads added;
+// avg_pool(pad(x, 0), count_include_pad) and max_pool(pad(x, -inf)) likewise:
+// padding taps count as zeros in the average and never win the max.
+template <class Op>
+struct PadInto : OpRewritePattern<Op> {
+  using OpRewritePattern<Op>::OpRewritePattern;
+  LogicalResult matchAndRewrite(Op op, PatternRewriter &rewriter) const override {
     auto pad = op.getInput().template getDefiningOp<PadOp>();
-    if (!pad || pad.getRuntimePads() || pad.getRuntimeValue() || pad.getMode() != "constant" ||
-        !isFloatTensor(pad.getInput()) || op.getCeilMode())
-      return rewriter.notifyMatchFailure(op, "input is not a static constant pad");
-    double value = pad.getValue().convertToDouble();
-    if constexpr (std::is_same<Pool, AvgPoolOp>::value) {
-      if (value != 0.0 || !op.getCountIncludePad())
-        return rewriter.notifyMatchFailure(op, "not zeros counted in the average");
-    } else {
-      if (!(std::isinf(value) && value < 0))
-        return rewriter.notifyMatchFailure(op, "not -inf under a max");
-    }
-    ArrayRef<int64_t> p = pad.getPads();
-    int64_t rank = tensorType(pad.getInput()).getRank(), spatial = rank - 2;
-    for (int64_t d = 0; d < rank; ++d)
-      if (p[d] < 0 || p[rank + d] < 0 || (d < 2 && (p[d] || p[rank + d])))
-        return rewriter.notifyMatchFailure(op, "pads batch/channel dims or crops");
-    SmallVector<int64_t> pads(op.getPads());
-    for (int64_t s = 0; s < spatial; ++s) {
-      pads[s] += p[2 + s];
-      pads[spatial + s] += p[rank + 2 + s];
-    }
+    auto absorbed = absorbablePad(pad, op.getPads());
+    if (!absorbed)
+      return rewriter.notifyMatchFailure(op, "input is not a static pad of spatial dims");
+    double value = absorbed->first;
+    bool ok;
+    if constexpr (std::is_same<Op, ConvOp>::value)
+      ok = value == 0.0;
+    else if constexpr (std::is_same<Op, AvgPoolOp>::value)
+      ok = value == 0.0 && op.getCountIncludePad() && !op.getCeilMode();
+    else
+      ok = std::isinf(value) && value < 0 && !op.getCeilMode();
+    if (!ok)
+      return rewriter.notifyMatchFailure(op, "the padding value would change the result");
     rewriter.modifyOpInPlace(op, [&] {
       op.getInputMutable().assign(pad.getInput());
-      op.setPadsAttr(rewriter.getDenseI64ArrayAttr(pads));
+      op.setPadsAttr(rewriter.getDenseI64ArrayAttr(absorbed->second));
       op->setLoc(fusedLoc({pad, op}));
     });
     return success();
@@ -207,8 +194,8 @@ struct MatMulTimesPerColumn : OpRewritePattern<MulOp> {
 } // namespace
 
 void populateConvDeclutter(RewritePatternSet &patterns) {
-  patterns.add<ConvTimesPerChannel, ConvPlusPerChannel, PadIntoConv, PadIntoPool<AvgPoolOp>,
-               PadIntoPool<MaxPoolOp>, MatMulTimesPerColumn>(patterns.getContext());
+  patterns.add<ConvTimesPerChannel, ConvPlusPerChannel, PadInto<ConvOp>, PadInto<AvgPoolOp>,
+               PadInto<MaxPoolOp>, MatMulTimesPerColumn>(patterns.getContext());
 }
 
 } // namespace mlir::tract

@@ -92,16 +92,8 @@ TEST_F(Npy, RejectsBadInput) {
   // Hand-written headers: big-endian, Fortran order, truncated data.
   auto write_raw = [&](const std::string &name, const std::string &dict,
                        size_t data_bytes) {
-    std::string h = dict;
-    while ((10 + h.size() + 1) % 64)
-      h += ' ';
-    h += '\n';
-    std::string out = std::string("\x93NUMPY\x01\x00", 8);
-    out += char(h.size() & 0xff);
-    out += char(h.size() >> 8);
-    out += h;
-    out += std::string(data_bytes, '\0');
-    std::ofstream(path(name), std::ios::binary) << out;
+    std::ofstream(path(name), std::ios::binary)
+        << tract_test::npy_v1(dict, std::string(data_bytes, '\0'));
   };
   write_raw("be.npy",
             "{'descr': '>f4', 'fortran_order': False, 'shape': (2,), }", 8);

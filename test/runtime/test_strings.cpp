@@ -649,16 +649,7 @@ protected:
   // Writes a version 1.0 .npy with header dict `dict` and then `body`.
   std::string write_npy(const std::string &name, const std::string &dict,
                         const std::string &body) const {
-    std::string h = dict;
-    while ((10 + h.size() + 1) % 64)
-      h += ' ';
-    h += '\n';
-    std::string out = std::string("\x93NUMPY\x01\x00", 8);
-    out += char(h.size() & 0xff);
-    out += char(h.size() >> 8);
-    out += h;
-    out += body;
-    std::ofstream(path(name), std::ios::binary) << out;
+    std::ofstream(path(name), std::ios::binary) << tract_test::npy_v1(dict, body);
     return path(name);
   }
   std::string write_obj(const std::string &name, const std::string &shape,

@@ -138,6 +138,20 @@ template <class T>
   return ::testing::AssertionSuccess();
 }
 
+// The bytes of a version 1.0 .npy file: magic, the header dict `dict` padded
+// to a multiple of 64 bytes, then `body` (for hand-written, possibly broken,
+// files).
+inline std::string npy_v1(const std::string &dict, const std::string &body) {
+  std::string h = dict;
+  while ((10 + h.size() + 1) % 64)
+    h += ' ';
+  h += '\n';
+  std::string out = std::string("\x93NUMPY\x01\x00", 8);
+  out += char(h.size() & 0xff);
+  out += char(h.size() >> 8);
+  return out + h + body;
+}
+
 // A fresh directory per test (dir_), removed afterwards.
 class TempDirTest : public ::testing::Test {
 protected:
