@@ -1,0 +1,76 @@
+// GFLOP/s of the runtime's blocked GEMM (linalg/gemm.h) on square and
+// model-shaped problems, weights packed ahead as tractc emits them (PackedB
+// or PackedA) and the activation operand packed per block, as in generated
+// code. Prints one line per shape: median time of --runs runs (after a
+// warm-up) and GFLOP/s. Build: see bench/README.md (bench/run-gemm.sh).
+#include "tract/rt/linalg/gemm.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+namespace gm = tract::rt::gemm;
+
+namespace {
+
+struct Shape {
+  const char *what;
+  int64_t m, n, k;
+  bool weights_left; // conv: packed weights are A; matmul: packed weights are B
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  int runs = 31;
+  for (int i = 1; i + 1 < argc; ++i)
+    if (!std::strcmp(argv[i], "--runs"))
+      runs = std::atoi(argv[i + 1]);
+  const Shape shapes[] = {
+      {"square", 256, 256, 256, false},   {"square", 512, 512, 512, false},
+      {"square", 1024, 1024, 1024, false}, {"conv3x3 64ch 56x56", 64, 3136, 576, true},
+      {"conv3x3 256ch 14x14", 256, 196, 2304, true}, {"linear 128x256->1024", 128, 1024, 256, false},
+  };
+  std::printf("micro-kernel: %s\n", gm::kMicroKernelIsa);
+  for (const Shape &s : shapes) {
+    std::vector<float> a(size_t(s.m * s.k)), b(size_t(s.k * s.n)), c(size_t(s.m * s.n));
+    for (size_t i = 0; i < a.size(); ++i)
+      a[i] = float(int(i % 7) - 3) * 0.125f;
+    for (size_t i = 0; i < b.size(); ++i)
+      b[i] = float(int(i % 5) - 2) * 0.25f;
+    std::vector<float> packed(size_t(s.weights_left ? gm::packed_a_floats(s.m, s.k)
+                                                    : gm::packed_b_floats(s.k, s.n)));
+    if (s.weights_left)
+      gm::pack_a(a.data(), s.k, 1, s.m, s.k, packed.data());
+    else
+      gm::pack_b(b.data(), s.n, 1, s.k, s.n, packed.data());
+    std::vector<float> scratch(size_t(gm::scratch_floats(s.m, s.n, s.k, !s.weights_left, s.weights_left)));
+    auto once = [&] {
+      if (s.weights_left)
+        gm::gemm(s.m, s.n, s.k, gm::PackedA{packed.data(), s.k}, gm::StridedB{b.data(), s.n, 1},
+                 c.data(), s.n, 0, nullptr, gm::NoEpilogue{}, scratch.data());
+      else
+        gm::gemm(s.m, s.n, s.k, gm::StridedA{a.data(), s.k, 1}, gm::PackedB{packed.data(), s.k},
+                 c.data(), s.n, 0, nullptr, gm::NoEpilogue{}, scratch.data());
+    };
+    once();
+    std::vector<double> times;
+    for (int r = 0; r < runs; ++r) {
+      auto t0 = std::chrono::steady_clock::now();
+      once();
+      times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    const double t = median(times);
+    std::printf("%-22s M=%-5lld N=%-5lld K=%-5lld %9.3f ms %7.1f GFLOP/s\n", s.what, (long long)s.m,
+                (long long)s.n, (long long)s.k, t * 1e3, 2.0 * double(s.m * s.n * s.k) / t * 1e-9);
+  }
+  return 0;
+}

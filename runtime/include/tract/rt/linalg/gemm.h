@@ -1,0 +1,218 @@
+// tract runtime: blocked f32 GEMM (BLIS-style) with a fused epilogue.
+//
+//   C[M x N] = A[M x K] * B[K x N]  (+ per-row bias, then epilogue)
+//
+// Operands come as *sources* that hand the driver panels of the micro-kernel
+// layout (gemm_microkernels.h): A in panels of MR rows (kb x MR), B in panels
+// of NR columns (kb x NR), zero-padded past the matrix edge.
+//   PackedA / PackedB   packed at compile time over the whole K (weights);
+//                       a K block is an offset into each panel, no copy.
+//   StridedA / StridedB any strided matrix, packed per block into scratch.
+//   Im2colB (conv_gemm.h) gathers convolution taps straight into B panels.
+// Blocking: K in blocks of KC (a B block of KC x NC floats, 512 KB, stays in
+// L2), the A sliver of MR x KC (16 KB) stays in L1 while the B panels stream
+// past. KC/MC/NC were tuned on Zen 4 with bench/gemm (see bench/README.md).
+// Partial sums of earlier K blocks are read back from C; the bias and the
+// epilogue run once, on the last K block, on the tile before it is stored.
+//
+// The epilogue is a functor `void(float *row, int64_t index, int64_t count)`
+// that rewrites `count` values of one tile row in place; `index` is the flat
+// position of row[0] in the output (c_index0 + row * ldc + column), which is
+// how fused element-wise ops find their other operands.
+#pragma once
+
+#include "tract/rt/common.h"
+#include "tract/rt/linalg/gemm_microkernels.h"
+
+#include <cstring>
+
+namespace tract {
+namespace rt {
+namespace gemm {
+
+constexpr int64_t KC = 512;
+constexpr int64_t MC = 96;
+constexpr int64_t NC = 256;
+
+constexpr int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
+constexpr int64_t panels(int64_t n, int64_t width) { return (n + width - 1) / width; }
+constexpr int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+// Floats of a whole-K packed A (M x K) or B (K x N).
+constexpr int64_t packed_a_floats(int64_t m, int64_t k) { return panels(m, MR) * k * MR; }
+constexpr int64_t packed_b_floats(int64_t k, int64_t n) { return panels(n, NR) * k * NR; }
+
+// Scratch floats gemm() needs for the sources that pack per block.
+constexpr int64_t scratch_floats(int64_t m, int64_t n, int64_t k, bool packs_a,
+                                 bool packs_b) {
+  const int64_t kb = min64(k, KC);
+  return (packs_a ? kb * round_up(min64(m, MC), MR) : 0) +
+         (packs_b ? kb * round_up(min64(n, NC), NR) : 0);
+}
+
+// A(i, p) = a[i * rs + p * cs] into whole-K MR panels (dst: packed_a_floats).
+template <class T>
+inline void pack_a(const T *a, int64_t rs, int64_t cs, int64_t m, int64_t k,
+                   float *dst) {
+  for (int64_t i0 = 0; i0 < m; i0 += MR)
+    for (int64_t p = 0; p < k; ++p)
+      for (int64_t i = 0; i < MR; ++i, ++dst)
+        *dst = i0 + i < m ? static_cast<float>(a[(i0 + i) * rs + p * cs]) : 0.0f;
+}
+
+// B(p, j) = b[p * rs + j * cs] into whole-K NR panels (dst: packed_b_floats).
+template <class T>
+inline void pack_b(const T *b, int64_t rs, int64_t cs, int64_t k, int64_t n,
+                   float *dst) {
+  for (int64_t j0 = 0; j0 < n; j0 += NR)
+    for (int64_t p = 0; p < k; ++p)
+      for (int64_t j = 0; j < NR; ++j, ++dst)
+        *dst = j0 + j < n ? static_cast<float>(b[p * rs + (j0 + j) * cs]) : 0.0f;
+}
+
+// The first panel of a block and the distance between its panels.
+struct Panels {
+  const float *base;
+  int64_t stride;
+};
+
+struct PackedA {
+  const float *p;
+  int64_t k;
+  static constexpr bool kPacks = false;
+  Panels block(int64_t i0, int64_t, int64_t k0, int64_t, float *) const {
+    return {p + (i0 / MR) * k * MR + k0 * MR, k * MR};
+  }
+};
+
+struct PackedB {
+  const float *p;
+  int64_t k;
+  static constexpr bool kPacks = false;
+  Panels block(int64_t j0, int64_t, int64_t k0, int64_t, float *) const {
+    return {p + (j0 / NR) * k * NR + k0 * NR, k * NR};
+  }
+};
+
+struct StridedA {
+  const float *a;
+  int64_t rs, cs;
+  static constexpr bool kPacks = true;
+  Panels block(int64_t i0, int64_t mb, int64_t k0, int64_t kb, float *dst) const {
+    pack_a(a + i0 * rs + k0 * cs, rs, cs, mb, kb, dst);
+    return {dst, kb * MR};
+  }
+};
+
+struct StridedB {
+  const float *b;
+  int64_t rs, cs;
+  static constexpr bool kPacks = true;
+  Panels block(int64_t j0, int64_t nb, int64_t k0, int64_t kb, float *dst) const {
+    const float *src = b + k0 * rs + j0 * cs;
+    if (cs != 1) {
+      pack_b(src, rs, cs, kb, nb, dst);
+      return {dst, kb * NR};
+    }
+    // Rows of B are contiguous: read them in order (one stream), each
+    // panel row a plain copy; the zero columns of a last partial panel first.
+    if (nb % NR != 0) {
+      float *last = dst + (nb / NR) * kb * NR;
+      for (int64_t p = 0; p < kb; ++p)
+        for (int64_t j = nb % NR; j < NR; ++j)
+          last[p * NR + j] = 0.0f;
+    }
+    for (int64_t p = 0; p < kb; ++p) {
+      const float *row = src + p * rs;
+      float *d = dst + p * NR;
+      int64_t jp = 0;
+      for (; jp + NR <= nb; jp += NR, d += kb * NR)
+        for (int64_t j = 0; j < NR; ++j) // a fixed-size copy: one vector move
+          d[j] = row[jp + j];
+      if (jp < nb)
+        std::memcpy(d, row + jp, sizeof(float) * static_cast<size_t>(nb - jp));
+    }
+    return {dst, kb * NR};
+  }
+};
+
+struct NoEpilogue {
+  void operator()(float *, int64_t, int64_t) const {}
+};
+
+// Adds the earlier K blocks' partial sums, then (after the last block) the
+// bias and the epilogue, and stores `rows` x `cols` of the tile to C. Cols is
+// the compile-time NR for whole tiles, so every row loop is a vector op.
+template <int64_t kCols, class Epi>
+inline void finish_tile(float *tile, int64_t rows, int64_t cols_rt, float *c,
+                        int64_t ldc, int64_t index, bool first, bool last,
+                        const float *bias, const Epi &epi) {
+  const int64_t cols = kCols ? kCols : cols_rt;
+  for (int64_t r = 0; r < rows; ++r) {
+    float *t = tile + r * NR;
+    float *dst = c + r * ldc;
+    if (!first)
+      for (int64_t j = 0; j < cols; ++j)
+        t[j] += dst[j];
+    if (last) {
+      if (bias)
+        for (int64_t j = 0; j < cols; ++j)
+          t[j] += bias[r];
+      epi(t, index + r * ldc, cols);
+    }
+    for (int64_t j = 0; j < cols; ++j)
+      dst[j] = t[j];
+  }
+}
+
+// C (row stride ldc) = A * B + row_bias, then epi. `scratch` holds
+// scratch_floats(m, n, k, ASrc::kPacks, BSrc::kPacks) floats.
+template <class ASrc, class BSrc, class Epi>
+void gemm(int64_t m, int64_t n, int64_t k, const ASrc &a, const BSrc &b,
+          float *c, int64_t ldc, int64_t c_index0, const float *row_bias,
+          const Epi &epi, float *scratch) {
+  if (m <= 0 || n <= 0)
+    return;
+  float *b_scratch = scratch;
+  float *a_scratch =
+      scratch + (BSrc::kPacks ? min64(k, KC) * round_up(min64(n, NC), NR) : 0);
+  alignas(64) float tile[MR * NR];
+  for (int64_t jc = 0; jc < n; jc += NC) {
+    const int64_t nb = min64(NC, n - jc);
+    for (int64_t kc = 0; kc < k || kc == 0; kc += KC) {
+      const int64_t kb = min64(KC, k - kc);
+      const bool first = kc == 0, last = kc + kb >= k;
+      const Panels bp = b.block(jc, nb, kc, kb, b_scratch);
+      for (int64_t ic = 0; ic < m; ic += MC) {
+        const int64_t mb = min64(MC, m - ic);
+        const Panels ap = a.block(ic, mb, kc, kb, a_scratch);
+        for (int64_t ir = 0; ir < mb; ir += MR) {
+          const int64_t rows = min64(MR, mb - ir);
+          const float *apanel = ap.base + (ir / MR) * ap.stride;
+          for (int64_t jr = 0; jr < nb; jr += NR) {
+            const int64_t cols = min64(NR, nb - jr);
+            if (!first) // the partial sums to add: fetch them during the FMAs
+              for (int64_t r = 0; r < rows; ++r)
+                __builtin_prefetch(c + (ic + ir + r) * ldc + jc + jr);
+            micro_kernel(kb, apanel, bp.base + (jr / NR) * bp.stride, tile);
+            const int64_t row0 = ic + ir, col0 = jc + jr;
+            if (cols == NR)
+              finish_tile<NR>(tile, rows, NR, c + row0 * ldc + col0, ldc,
+                              c_index0 + row0 * ldc + col0, first, last,
+                              row_bias ? row_bias + row0 : nullptr, epi);
+            else
+              finish_tile<0>(tile, rows, cols, c + row0 * ldc + col0, ldc,
+                             c_index0 + row0 * ldc + col0, first, last,
+                             row_bias ? row_bias + row0 : nullptr, epi);
+          }
+        }
+      }
+      if (k == 0)
+        break;
+    }
+  }
+}
+
+} // namespace gemm
+} // namespace rt
+} // namespace tract

@@ -1,0 +1,213 @@
+// tract runtime: the GEMM micro-kernels, one per instruction set.
+//
+// Every micro-kernel computes one MR x NR = 8 x 16 tile of C from an A panel
+// (kb x MR floats, a[p*MR + i] = A(i, p)) and a B panel (kb x NR floats,
+// b[p*NR + j] = B(p, j)) and writes it to `tile` (row-major, 16 floats per
+// row). The driver (gemm.h) adds the previous K blocks, the bias and the
+// fused epilogue on that tile while it is in L1, then stores it to C.
+//
+// Why one tile shape for all targets: the weights are packed into these
+// panels at compile time, so the packed bytes must not depend on the ISA the
+// user's compiler picks. 8 x 16 suits all of them:
+//   AVX-512  8 accumulators of 16 lanes, B loaded once per p, A broadcast from
+//            memory into the FMA (8 FMAs in flight cover a 4-cycle latency
+//            at one 512-bit FMA per cycle, as on Zen 4);
+//   AVX2+FMA two passes of 4 rows x 16 columns (8 accumulators, 2 B vectors);
+//   NEON a64 two passes of 8 rows x 8 columns (16 accumulators, lane FMAs);
+//   NEON a32 four passes of 4 rows x 8 columns (8 of the 16 q registers);
+//   scalar   plain loops the compiler may vectorise.
+// The path is chosen by the compiler's own target macros.
+#pragma once
+
+#include <cstdint>
+
+#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
+#include <immintrin.h>
+#elif defined(__ARM_NEON)
+#include <arm_neon.h>
+#endif
+
+namespace tract {
+namespace rt {
+namespace gemm {
+
+constexpr int64_t MR = 8;
+constexpr int64_t NR = 16;
+
+#if defined(__AVX512F__)
+constexpr const char *kMicroKernelIsa = "avx512";
+
+inline void micro_kernel(int64_t kb, const float *a, const float *b,
+                         float *tile) {
+  __m512 c0 = _mm512_setzero_ps(), c1 = _mm512_setzero_ps();
+  __m512 c2 = _mm512_setzero_ps(), c3 = _mm512_setzero_ps();
+  __m512 c4 = _mm512_setzero_ps(), c5 = _mm512_setzero_ps();
+  __m512 c6 = _mm512_setzero_ps(), c7 = _mm512_setzero_ps();
+  for (int64_t p = 0; p < kb; ++p, a += MR, b += NR) {
+    const __m512 bv = _mm512_loadu_ps(b);
+    c0 = _mm512_fmadd_ps(_mm512_set1_ps(a[0]), bv, c0);
+    c1 = _mm512_fmadd_ps(_mm512_set1_ps(a[1]), bv, c1);
+    c2 = _mm512_fmadd_ps(_mm512_set1_ps(a[2]), bv, c2);
+    c3 = _mm512_fmadd_ps(_mm512_set1_ps(a[3]), bv, c3);
+    c4 = _mm512_fmadd_ps(_mm512_set1_ps(a[4]), bv, c4);
+    c5 = _mm512_fmadd_ps(_mm512_set1_ps(a[5]), bv, c5);
+    c6 = _mm512_fmadd_ps(_mm512_set1_ps(a[6]), bv, c6);
+    c7 = _mm512_fmadd_ps(_mm512_set1_ps(a[7]), bv, c7);
+  }
+  _mm512_storeu_ps(tile + 0 * NR, c0);
+  _mm512_storeu_ps(tile + 1 * NR, c1);
+  _mm512_storeu_ps(tile + 2 * NR, c2);
+  _mm512_storeu_ps(tile + 3 * NR, c3);
+  _mm512_storeu_ps(tile + 4 * NR, c4);
+  _mm512_storeu_ps(tile + 5 * NR, c5);
+  _mm512_storeu_ps(tile + 6 * NR, c6);
+  _mm512_storeu_ps(tile + 7 * NR, c7);
+}
+
+#elif defined(__AVX2__) && defined(__FMA__)
+constexpr const char *kMicroKernelIsa = "avx2";
+
+// Rows r0..r0+3 of the tile.
+inline void micro_kernel_4x16(int64_t kb, const float *a, const float *b,
+                              float *tile) {
+  __m256 c00 = _mm256_setzero_ps(), c01 = _mm256_setzero_ps();
+  __m256 c10 = _mm256_setzero_ps(), c11 = _mm256_setzero_ps();
+  __m256 c20 = _mm256_setzero_ps(), c21 = _mm256_setzero_ps();
+  __m256 c30 = _mm256_setzero_ps(), c31 = _mm256_setzero_ps();
+  for (int64_t p = 0; p < kb; ++p, a += MR, b += NR) {
+    const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
+    __m256 av = _mm256_broadcast_ss(a + 0);
+    c00 = _mm256_fmadd_ps(av, b0, c00);
+    c01 = _mm256_fmadd_ps(av, b1, c01);
+    av = _mm256_broadcast_ss(a + 1);
+    c10 = _mm256_fmadd_ps(av, b0, c10);
+    c11 = _mm256_fmadd_ps(av, b1, c11);
+    av = _mm256_broadcast_ss(a + 2);
+    c20 = _mm256_fmadd_ps(av, b0, c20);
+    c21 = _mm256_fmadd_ps(av, b1, c21);
+    av = _mm256_broadcast_ss(a + 3);
+    c30 = _mm256_fmadd_ps(av, b0, c30);
+    c31 = _mm256_fmadd_ps(av, b1, c31);
+  }
+  _mm256_storeu_ps(tile + 0 * NR, c00);
+  _mm256_storeu_ps(tile + 0 * NR + 8, c01);
+  _mm256_storeu_ps(tile + 1 * NR, c10);
+  _mm256_storeu_ps(tile + 1 * NR + 8, c11);
+  _mm256_storeu_ps(tile + 2 * NR, c20);
+  _mm256_storeu_ps(tile + 2 * NR + 8, c21);
+  _mm256_storeu_ps(tile + 3 * NR, c30);
+  _mm256_storeu_ps(tile + 3 * NR + 8, c31);
+}
+
+inline void micro_kernel(int64_t kb, const float *a, const float *b,
+                         float *tile) {
+  micro_kernel_4x16(kb, a, b, tile);
+  micro_kernel_4x16(kb, a + 4, b, tile + 4 * NR);
+}
+
+#elif defined(__ARM_NEON) && defined(__aarch64__)
+constexpr const char *kMicroKernelIsa = "neon-a64";
+
+// Columns j0..j0+7 of all 8 rows.
+inline void micro_kernel_8x8(int64_t kb, const float *a, const float *b,
+                             float *tile) {
+  float32x4_t c[8][2];
+  for (int i = 0; i < 8; ++i)
+    c[i][0] = c[i][1] = vdupq_n_f32(0.0f);
+  for (int64_t p = 0; p < kb; ++p, a += MR, b += NR) {
+    const float32x4_t b0 = vld1q_f32(b), b1 = vld1q_f32(b + 4);
+    const float32x4_t a0 = vld1q_f32(a), a1 = vld1q_f32(a + 4);
+    c[0][0] = vfmaq_laneq_f32(c[0][0], b0, a0, 0);
+    c[0][1] = vfmaq_laneq_f32(c[0][1], b1, a0, 0);
+    c[1][0] = vfmaq_laneq_f32(c[1][0], b0, a0, 1);
+    c[1][1] = vfmaq_laneq_f32(c[1][1], b1, a0, 1);
+    c[2][0] = vfmaq_laneq_f32(c[2][0], b0, a0, 2);
+    c[2][1] = vfmaq_laneq_f32(c[2][1], b1, a0, 2);
+    c[3][0] = vfmaq_laneq_f32(c[3][0], b0, a0, 3);
+    c[3][1] = vfmaq_laneq_f32(c[3][1], b1, a0, 3);
+    c[4][0] = vfmaq_laneq_f32(c[4][0], b0, a1, 0);
+    c[4][1] = vfmaq_laneq_f32(c[4][1], b1, a1, 0);
+    c[5][0] = vfmaq_laneq_f32(c[5][0], b0, a1, 1);
+    c[5][1] = vfmaq_laneq_f32(c[5][1], b1, a1, 1);
+    c[6][0] = vfmaq_laneq_f32(c[6][0], b0, a1, 2);
+    c[6][1] = vfmaq_laneq_f32(c[6][1], b1, a1, 2);
+    c[7][0] = vfmaq_laneq_f32(c[7][0], b0, a1, 3);
+    c[7][1] = vfmaq_laneq_f32(c[7][1], b1, a1, 3);
+  }
+  for (int i = 0; i < 8; ++i) {
+    vst1q_f32(tile + i * NR, c[i][0]);
+    vst1q_f32(tile + i * NR + 4, c[i][1]);
+  }
+}
+
+inline void micro_kernel(int64_t kb, const float *a, const float *b,
+                         float *tile) {
+  micro_kernel_8x8(kb, a, b, tile);
+  micro_kernel_8x8(kb, a, b + 8, tile + 8);
+}
+
+#elif defined(__ARM_NEON)
+constexpr const char *kMicroKernelIsa = "neon-a32";
+
+// armv7 has no by-lane fused multiply-add: broadcast, then vfma (vfpv4) or
+// vmla.
+inline float32x4_t fma_bcast(float32x4_t c, float32x4_t b, float a) {
+#if defined(__ARM_FEATURE_FMA)
+  return vfmaq_f32(c, b, vdupq_n_f32(a));
+#else
+  return vmlaq_n_f32(c, b, a);
+#endif
+}
+
+// Rows i0..i0+3, columns j0..j0+7.
+inline void micro_kernel_4x8(int64_t kb, const float *a, const float *b,
+                             float *tile) {
+  float32x4_t c00 = vdupq_n_f32(0.0f), c01 = c00, c10 = c00, c11 = c00;
+  float32x4_t c20 = c00, c21 = c00, c30 = c00, c31 = c00;
+  for (int64_t p = 0; p < kb; ++p, a += MR, b += NR) {
+    const float32x4_t b0 = vld1q_f32(b), b1 = vld1q_f32(b + 4);
+    c00 = fma_bcast(c00, b0, a[0]);
+    c01 = fma_bcast(c01, b1, a[0]);
+    c10 = fma_bcast(c10, b0, a[1]);
+    c11 = fma_bcast(c11, b1, a[1]);
+    c20 = fma_bcast(c20, b0, a[2]);
+    c21 = fma_bcast(c21, b1, a[2]);
+    c30 = fma_bcast(c30, b0, a[3]);
+    c31 = fma_bcast(c31, b1, a[3]);
+  }
+  vst1q_f32(tile + 0 * NR, c00);
+  vst1q_f32(tile + 0 * NR + 4, c01);
+  vst1q_f32(tile + 1 * NR, c10);
+  vst1q_f32(tile + 1 * NR + 4, c11);
+  vst1q_f32(tile + 2 * NR, c20);
+  vst1q_f32(tile + 2 * NR + 4, c21);
+  vst1q_f32(tile + 3 * NR, c30);
+  vst1q_f32(tile + 3 * NR + 4, c31);
+}
+
+inline void micro_kernel(int64_t kb, const float *a, const float *b,
+                         float *tile) {
+  for (int64_t i0 = 0; i0 < MR; i0 += 4)
+    for (int64_t j0 = 0; j0 < NR; j0 += 8)
+      micro_kernel_4x8(kb, a + i0, b + j0, tile + i0 * NR + j0);
+}
+
+#else
+constexpr const char *kMicroKernelIsa = "scalar";
+
+inline void micro_kernel(int64_t kb, const float *a, const float *b,
+                         float *tile) {
+  float c[MR][NR] = {};
+  for (int64_t p = 0; p < kb; ++p, a += MR, b += NR)
+    for (int64_t i = 0; i < MR; ++i)
+      for (int64_t j = 0; j < NR; ++j)
+        c[i][j] += a[i] * b[j];
+  for (int64_t i = 0; i < MR; ++i)
+    for (int64_t j = 0; j < NR; ++j)
+      tile[i * NR + j] = c[i][j];
+}
+#endif
+
+} // namespace gemm
+} // namespace rt
+} // namespace tract

@@ -1,0 +1,48 @@
+// tract runtime: f32 batched matrix multiplication on the blocked GEMM.
+//
+// Same operand description as matmul() (matmul_ref.h): A(i, p) =
+// a[a_off + i*a_rs + p*a_cs], B(p, j) = b[b_off + p*b_rs + j*b_cs], batch
+// offsets from the batch strides (0 = broadcast), c contiguous
+// [batch..., m, n]. When `b_packed`, b is one whole-K packed B (pack_b, done
+// at compile time for constant weights) shared by every batch, and b_rs,
+// b_cs and the B batch strides are unused.
+#pragma once
+
+#include "tract/rt/linalg/gemm.h"
+
+namespace tract {
+namespace rt {
+namespace gemm {
+
+inline int64_t matmul_scratch_floats(int64_t m, int64_t n, int64_t k,
+                                     bool b_packed) {
+  return scratch_floats(m, n, k, true, !b_packed);
+}
+
+template <class Epi>
+void matmul_f32(const float *a, const float *b, bool b_packed, float *c,
+                int batch_rank, const int64_t *batch_shape,
+                const int64_t *a_batch_strides, const int64_t *b_batch_strides,
+                int64_t m, int64_t n, int64_t k, int64_t a_rs, int64_t a_cs,
+                int64_t b_rs, int64_t b_cs, const Epi &epi, float *scratch) {
+  if (m <= 0 || n <= 0)
+    return;
+  const int64_t *st[2] = {a_batch_strides, b_batch_strides};
+  detail::for_each_row<2>(
+      batch_shape, batch_rank, st,
+      [&](int64_t pos, const int64_t *off, int64_t len, const int64_t *inc) {
+        for (int64_t i = 0; i < len; ++i) {
+          const StridedA as{a + off[0] + i * inc[0], a_rs, a_cs};
+          const int64_t c0 = (pos + i) * m * n;
+          if (b_packed)
+            gemm(m, n, k, as, PackedB{b, k}, c + c0, n, c0, nullptr, epi, scratch);
+          else
+            gemm(m, n, k, as, StridedB{b + off[1] + i * inc[1], b_rs, b_cs}, c + c0,
+                 n, c0, nullptr, epi, scratch);
+        }
+      });
+}
+
+} // namespace gemm
+} // namespace rt
+} // namespace tract

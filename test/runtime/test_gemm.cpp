@@ -1,0 +1,237 @@
+// The blocked GEMM (linalg/gemm.h), conv-as-GEMM (nn/conv_gemm.h) and the
+// batched matmul on it (linalg/matmul_gemm.h), against double-precision naive
+// loops and the reference conv. Built once per instruction set the machine
+// has (see CMakeLists.txt), so every micro-kernel path is checked.
+#include "tract/rt/linalg/gemm.h"
+#include "tract/rt/linalg/matmul_gemm.h"
+#include "tract/rt/nn/conv_gemm.h"
+
+#include "test_util.h"
+
+using namespace tract_test;
+namespace rt = tract::rt;
+namespace gm = tract::rt::gemm;
+
+namespace {
+
+std::vector<float> random_floats(size_t n, uint64_t seed) {
+  Rng r(seed);
+  std::vector<float> v(n);
+  for (float &x : v)
+    x = static_cast<float>(r.uniform(-1.0, 1.0));
+  return v;
+}
+
+// |got - want| within float accumulation error of a K-term dot product.
+void expect_close(const std::vector<float> &got, const std::vector<double> &want,
+                  int64_t k, const char *what) {
+  ASSERT_EQ(got.size(), want.size());
+  const double tol = 1e-6 * (double)(k + 8);
+  for (size_t i = 0; i < got.size(); ++i)
+    if (std::fabs(got[i] - want[i]) > tol * (1.0 + std::fabs(want[i]))) {
+      ADD_FAILURE() << what << ": element " << i << " got " << got[i] << " want " << want[i];
+      return;
+    }
+}
+
+// C = A * B (+ row bias) + epilogue marker, A row-major m x k, B k x n.
+std::vector<double> naive(const std::vector<float> &a, const std::vector<float> &b,
+                          const float *bias, int64_t m, int64_t n, int64_t k) {
+  std::vector<double> c(size_t(m * n));
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double s = bias ? bias[i] : 0.0;
+      for (int64_t p = 0; p < k; ++p)
+        s += double(a[size_t(i * k + p)]) * double(b[size_t(p * n + j)]);
+      c[size_t(i * n + j)] = s;
+    }
+  return c;
+}
+
+struct Dims {
+  int64_t m, n, k;
+};
+
+// Sizes around the tile (8 x 16) and block (MC 128, NC 512, KC 256) edges.
+const Dims kDims[] = {{1, 1, 1},    {8, 16, 1},    {7, 15, 3},   {9, 17, 33},
+                      {16, 32, 64}, {1, 100, 300}, {130, 5, 257}, {33, 520, 70},
+                      {129, 513, 513}, {3, 3, 0}};
+
+TEST(Gemm, PackedAndStridedOperandsMatchNaive) {
+  for (const Dims &d : kDims) {
+    SCOPED_TRACE(::testing::Message() << d.m << "x" << d.n << "x" << d.k);
+    const auto a = random_floats(size_t(d.m * d.k), 1), b = random_floats(size_t(d.k * d.n), 2);
+    const auto bias = random_floats(size_t(d.m), 3);
+    const auto want = naive(a, b, bias.data(), d.m, d.n, d.k);
+    std::vector<float> pa(size_t(gm::packed_a_floats(d.m, d.k)));
+    std::vector<float> pb(size_t(gm::packed_b_floats(d.k, d.n)));
+    gm::pack_a(a.data(), d.k, 1, d.m, d.k, pa.data());
+    gm::pack_b(b.data(), d.n, 1, d.k, d.n, pb.data());
+    std::vector<float> scratch(size_t(gm::scratch_floats(d.m, d.n, d.k, true, true)) + 1);
+
+    std::vector<float> c(size_t(d.m * d.n), -7.0f);
+    gm::gemm(d.m, d.n, d.k, gm::PackedA{pa.data(), d.k}, gm::PackedB{pb.data(), d.k}, c.data(),
+             d.n, 0, bias.data(), gm::NoEpilogue{}, nullptr);
+    expect_close(c, want, d.k, "packed x packed");
+
+    std::fill(c.begin(), c.end(), -7.0f);
+    gm::gemm(d.m, d.n, d.k, gm::StridedA{a.data(), d.k, 1}, gm::StridedB{b.data(), d.n, 1},
+             c.data(), d.n, 0, bias.data(), gm::NoEpilogue{}, scratch.data());
+    expect_close(c, want, d.k, "strided x strided");
+
+    // Transposed views: A stored column-major, B column-major (cs != 1).
+    std::vector<float> at(a.size()), bt(b.size());
+    for (int64_t i = 0; i < d.m; ++i)
+      for (int64_t p = 0; p < d.k; ++p)
+        at[size_t(p * d.m + i)] = a[size_t(i * d.k + p)];
+    for (int64_t p = 0; p < d.k; ++p)
+      for (int64_t j = 0; j < d.n; ++j)
+        bt[size_t(j * d.k + p)] = b[size_t(p * d.n + j)];
+    std::fill(c.begin(), c.end(), -7.0f);
+    gm::gemm(d.m, d.n, d.k, gm::StridedA{at.data(), 1, d.m}, gm::StridedB{bt.data(), 1, d.k},
+             c.data(), d.n, 0, bias.data(), gm::NoEpilogue{}, scratch.data());
+    expect_close(c, want, d.k, "transposed views");
+  }
+}
+
+// The epilogue runs once per element, after the last K block, with the
+// element's flat index in the output.
+TEST(Gemm, EpilogueSeesEveryElementOnceWithItsIndex) {
+  const int64_t m = 19, n = 37, k = 600, ldc = 40, c0 = 1000;
+  const auto a = random_floats(size_t(m * k), 4), b = random_floats(size_t(k * n), 5);
+  const auto want = naive(a, b, nullptr, m, n, k);
+  std::vector<float> c(size_t(m * ldc), 0.0f), scratch(size_t(gm::scratch_floats(m, n, k, true, true)));
+  std::vector<int> seen(size_t(m * ldc), 0);
+  auto epi = [&](float *row, int64_t index, int64_t count) {
+    for (int64_t j = 0; j < count; ++j) {
+      ++seen[size_t(index + j - c0)];
+      row[j] = row[j] * 2.0f + 1.0f;
+    }
+  };
+  gm::gemm(m, n, k, gm::StridedA{a.data(), k, 1}, gm::StridedB{b.data(), n, 1}, c.data(), ldc, c0,
+           nullptr, epi, scratch.data());
+  std::vector<float> got;
+  std::vector<double> expect;
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < ldc; ++j) {
+      EXPECT_EQ(seen[size_t(i * ldc + j)], j < n ? 1 : 0) << i << "," << j;
+      if (j < n) {
+        got.push_back(c[size_t(i * ldc + j)]);
+        expect.push_back(want[size_t(i * n + j)] * 2.0 + 1.0);
+      } else {
+        EXPECT_EQ(c[size_t(i * ldc + j)], 0.0f) << "wrote outside the matrix";
+      }
+    }
+  expect_close(got, expect, k, "epilogue");
+}
+
+TEST(Gemm, BatchedMatmulWithPackedAndBroadcastOperands) {
+  const int64_t m = 13, n = 21, k = 40;
+  const int64_t batch[2] = {2, 3};
+  const int64_t a_bs[2] = {3 * m * k, m * k}, b_bs[2] = {0, k * n}, zero[2] = {0, 0};
+  const auto a = random_floats(size_t(6 * m * k), 6), b = random_floats(size_t(3 * k * n), 7);
+  std::vector<float> scratch(size_t(gm::matmul_scratch_floats(m, n, k, false)));
+  std::vector<float> c(size_t(6 * m * n));
+  gm::matmul_f32(a.data(), b.data(), false, c.data(), 2, batch, a_bs, b_bs, m, n, k, k, 1, n, 1,
+                 gm::NoEpilogue{}, scratch.data());
+  for (int64_t bi = 0; bi < 6; ++bi) {
+    std::vector<float> ab(a.begin() + bi * m * k, a.begin() + (bi + 1) * m * k);
+    std::vector<float> bb(b.begin() + (bi % 3) * k * n, b.begin() + (bi % 3 + 1) * k * n);
+    std::vector<float> cb(c.begin() + bi * m * n, c.begin() + (bi + 1) * m * n);
+    expect_close(cb, naive(ab, bb, nullptr, m, n, k), k, "batched, strided B");
+  }
+  // One packed B shared by every batch.
+  std::vector<float> pb(size_t(gm::packed_b_floats(k, n)));
+  gm::pack_b(b.data(), n, 1, k, n, pb.data());
+  gm::matmul_f32(a.data(), pb.data(), true, c.data(), 2, batch, a_bs, zero, m, n, k, k, 1, 0, 0,
+                 gm::NoEpilogue{}, scratch.data());
+  std::vector<float> b0(b.begin(), b.begin() + k * n);
+  for (int64_t bi = 0; bi < 6; ++bi) {
+    std::vector<float> ab(a.begin() + bi * m * k, a.begin() + (bi + 1) * m * k);
+    std::vector<float> cb(c.begin() + bi * m * n, c.begin() + (bi + 1) * m * n);
+    expect_close(cb, naive(ab, b0, nullptr, m, n, k), k, "batched, packed B");
+  }
+}
+
+struct ConvGeom {
+  int rank;
+  int64_t batch, cin, cout, groups;
+  int64_t in[2], ker[2], st[2], dil[2], pad[2];
+};
+
+rt::ConvParams params(const ConvGeom &g) {
+  rt::ConvParams p{};
+  p.spatial_rank = g.rank;
+  p.batch = g.batch;
+  p.in_channels = g.cin;
+  p.out_channels = g.cout;
+  p.groups = g.groups;
+  for (int d = 0; d < g.rank; ++d) {
+    p.in_size[d] = g.in[d];
+    p.kernel[d] = g.ker[d];
+    p.stride[d] = g.st[d];
+    p.dilation[d] = g.dil[d];
+    p.pad_begin[d] = g.pad[d];
+    p.out_size[d] = (g.in[d] + 2 * g.pad[d] - (g.ker[d] - 1) * g.dil[d] - 1) / g.st[d] + 1;
+  }
+  return p;
+}
+
+TEST(ConvGemm, MatchesReferenceConv) {
+  const ConvGeom cases[] = {
+      {2, 1, 3, 8, 1, {9, 11}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},      // 3x3 same
+      {2, 2, 16, 24, 1, {7, 7}, {1, 1}, {1, 1}, {1, 1}, {0, 0}},     // pointwise
+      {2, 1, 5, 17, 1, {13, 10}, {3, 3}, {2, 2}, {1, 1}, {1, 1}},    // stride 2
+      {2, 1, 4, 6, 2, {8, 8}, {3, 3}, {1, 1}, {2, 2}, {2, 2}},       // groups, dilation
+      {2, 1, 3, 64, 1, {40, 40}, {7, 7}, {2, 2}, {1, 1}, {3, 3}},    // ResNet stem-like
+      {2, 1, 300, 9, 1, {5, 5}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},     // K over KC
+      {1, 2, 6, 10, 1, {50, 1}, {5, 1}, {1, 1}, {1, 1}, {2, 0}},     // 1-d
+      {2, 1, 8, 8, 8, {6, 6}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},       // depthwise
+      {2, 1, 8, 4, 1, {6, 6}, {1, 1}, {2, 2}, {1, 1}, {0, 0}},       // strided 1x1
+  };
+  for (const ConvGeom &g : cases) {
+    const rt::ConvParams p = params(g);
+    SCOPED_TRACE(::testing::Message() << "cin " << g.cin << " cout " << g.cout << " ker "
+                                      << g.ker[0] << " groups " << g.groups);
+    int64_t in_plane = 1, out_plane = 1, kvol = 1;
+    for (int d = 0; d < g.rank; ++d) {
+      in_plane *= p.in_size[d];
+      out_plane *= p.out_size[d];
+      kvol *= p.kernel[d];
+    }
+    const int64_t k = g.cin / g.groups * kvol;
+    const auto x = random_floats(size_t(g.batch * g.cin * in_plane), 8);
+    const auto w = random_floats(size_t(g.cout * k), 9);
+    const auto bias = random_floats(size_t(g.cout), 10);
+    const size_t ny = size_t(g.batch * g.cout * out_plane);
+    std::vector<float> ref(ny), got(ny);
+    rt::conv(x.data(), w.data(), bias.data(), ref.data(), p);
+    const std::vector<double> want(ref.begin(), ref.end());
+
+    std::vector<float> scratch(size_t(gm::conv_scratch_floats(p, false)));
+    gm::conv_gemm(x.data(), w.data(), false, bias.data(), got.data(), p, gm::NoEpilogue{},
+                  scratch.data());
+    expect_close(got, want, k, "weights packed per block");
+
+    std::vector<float> pw(size_t(gm::packed_conv_weight_floats(g.cout, g.groups, k)));
+    gm::pack_conv_weights(w.data(), g.cout, g.groups, k, pw.data());
+    std::vector<float> scratch2(size_t(gm::conv_scratch_floats(p, true)));
+    std::fill(got.begin(), got.end(), 0.0f);
+    gm::conv_gemm(x.data(), pw.data(), true, bias.data(), got.data(), p, gm::NoEpilogue{},
+                  scratch2.data());
+    expect_close(got, want, k, "weights packed at compile time");
+  }
+}
+
+TEST(Gemm, ReportsTheMicroKernelCompiledIn) {
+  const std::string isa = gm::kMicroKernelIsa;
+#if defined(__AVX512F__)
+  EXPECT_EQ(isa, "avx512");
+#elif defined(__AVX2__) && defined(__FMA__)
+  EXPECT_EQ(isa, "avx2");
+#else
+  EXPECT_FALSE(isa.empty());
+#endif
+}
+
+} // namespace
