@@ -28,6 +28,7 @@ void buildFusePipeline(OpPassManager &pm) {
 
 void buildCodegenPipeline(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createTractWidenF16Pass());
+  pm.addNestedPass<func::FuncOp>(createTractChooseKernelsPass());
   pm.addNestedPass<func::FuncOp>(createTractSchedulePass());
   pm.addNestedPass<func::FuncOp>(createTractPlanMemoryPass());
 }

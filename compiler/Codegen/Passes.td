@@ -37,6 +37,28 @@ def TractPlanMemoryPass : Pass<"tract-plan-memory", "func::FuncOp"> {
   ];
 }
 
+def TractChooseKernelsPass : Pass<"tract-choose-kernels", "func::FuncOp"> {
+  let summary = "choose the runtime algorithm, scratch and weight packing of each conv and matmul";
+  let description = [{
+    For every f32 conv and matmul of the function body (standalone or the
+    anchor of a tract.kernel) records on the body's op: `tract.algorithm`
+    ("gemm", "gemm_pointwise", "im2col_gemm" or "direct"), the arena scratch
+    it needs (`tract.scratch_bytes`) and, when its constant weights are packed
+    at compile time into the GEMM's panels, `tract.packed_weights`. Sizes come
+    from the runtime's own headers. See compiler/Codegen/KernelChoice.h.
+
+    ```mlir
+    %0 = tract.conv %x, %w {...} : ... -> tensor<1x64x56x56xf32>
+    ```
+    becomes
+    ```mlir
+    %0 = tract.conv %x, %w {..., tract.algorithm = "im2col_gemm",
+                            tract.packed_weights, tract.scratch_bytes = 524288 : i64}
+    ```
+  }];
+  let dependentDialects = ["::mlir::tract::TractDialect"];
+}
+
 def TractSchedulePass : Pass<"tract-schedule", "func::FuncOp"> {
   let summary = "reorder the function's ops to lower the peak of live arena bytes";
   let description = [{

@@ -5,10 +5,13 @@
 // the same family of heuristics). A reshape of an arena tensor is a view: it
 // shares its input's buffer (the buffer lives until the last use of either),
 // and the emitter generates no kernel for it. An elementwise kernel whose
-// operand dies with it writes its result over that operand (in place).
+// operand dies with it writes its result over that operand (in place). A
+// kernel's scratch (tract.scratch_bytes, from tract-choose-kernels) is one
+// more buffer, live only while that kernel runs.
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/Codegen/KernelChoice.h"
 #include "compiler/Codegen/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -43,7 +46,8 @@ SmallVector<unsigned> inPlaceOperands(Operation &op) {
 }
 
 struct Buffer {
-  Value value;
+  Value value; // null for a kernel's scratch
+  Operation *scratchOf = nullptr;
   int64_t bytes;
   int64_t first, last; // live interval, in op indices
   int64_t offset = -1;
@@ -102,9 +106,12 @@ struct PlanMemory : impl::TractPlanMemoryPassBase<PlanMemory> {
         if (inPlace)
           continue;
         bufferOf[result] = buffers.size();
-        buffers.push_back({result, tensorBytes(result.getType()), index[&op], last});
+        buffers.push_back({result, nullptr, tensorBytes(result.getType()), index[&op], last});
       }
     }
+    for (Operation &op : func.getBody().front())
+      if (auto scratch = op.getAttrOfType<IntegerAttr>(kScratchBytesAttr); scratch && scratch.getInt() > 0)
+        buffers.push_back({Value(), &op, scratch.getInt(), index[&op], index[&op]});
 
     // Largest first; ties broken by definition order for determinism.
     std::vector<Buffer *> order;
@@ -136,6 +143,9 @@ struct PlanMemory : impl::TractPlanMemoryPassBase<PlanMemory> {
     for (auto [value, b] : bufferOf)
       offsets[value] = buffers[b].offset;
     Builder builder(func.getContext());
+    for (Buffer &b : buffers)
+      if (b.scratchOf)
+        b.scratchOf->setAttr(kScratchOffsetAttr, builder.getI64IntegerAttr(b.offset));
     for (Operation &op : func.getBody().front()) {
       if (isa<ConstOp, func::ReturnOp>(op) || op.getNumResults() == 0)
         continue;

@@ -111,6 +111,8 @@ LogicalResult mlir::tract::emitCpp(ModuleOp module, const EmitOptions &options, 
                                    cppElementType(elementTypeOf(k.op->getOperand(i))), i));
     for (size_t i = 0; i < k.op->getNumResults(); ++i)
       params.push_back(fmt::format("{} *out{}", cppElementType(elementTypeOf(k.op->getResult(i))), i));
+    if (k.scratchBytes > 0)
+      params.push_back("float *scratch");
     src += fmt::format("void {}({}) {{\n", k.name, fmt::join(params, ", "));
     for (const std::string &line : k.call.lines)
       src += "  " + line + "\n";
@@ -150,6 +152,10 @@ LogicalResult mlir::tract::emitCpp(ModuleOp module, const EmitOptions &options, 
       args.push_back(pm.pointer(v, usesArena, usesInputs));
     for (Value v : k.op->getResults())
       args.push_back(pm.pointer(v, usesArena, usesInputs));
+    if (k.scratchBytes > 0) {
+      usesArena = true;
+      args.push_back(fmt::format("reinterpret_cast<float *>(a + {})", k.scratchOffset));
+    }
     body += fmt::format("  {}({});\n", k.name, fmt::join(args, ", "));
   }
   for (const OutputCopy &copy : pm.outputCopies)

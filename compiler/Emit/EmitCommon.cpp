@@ -1,6 +1,8 @@
 //===- EmitCommon.cpp - what every backend needs to know of a planned model ---===//
 #include "compiler/Emit/EmitCommon.h"
 
+#include "compiler/Codegen/KernelChoice.h"
+
 #include "compiler/Emit/CppEmitter.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 
@@ -118,17 +120,24 @@ FailureOr<PlannedModel> PlannedModel::analyze(ModuleOp module) {
     if (auto c = dyn_cast<ConstOp>(op)) {
       if (c->use_empty())
         continue;
+      // GEMM weights go in packed (tract-choose-kernels decided which).
+      std::optional<std::string> packed = packedWeightBytes(c);
       auto it = byAttr.find(c.getValue());
-      if (it == byAttr.end()) {
+      if (packed || it == byAttr.end()) {
         pm.weights.resize((pm.weights.size() + 63) / 64 * 64, '\0');
-        it = byAttr.insert({c.getValue(), (int64_t)pm.weights.size()}).first;
-        pm.weights += elementsBytes(c.getValue());
+        int64_t offset = (int64_t)pm.weights.size();
+        pm.weights += packed ? *packed : elementsBytes(c.getValue());
+        if (!packed)
+          it = byAttr.insert({c.getValue(), offset}).first;
+        pm.weightOffsets[c.getResult()] = offset;
+      } else {
+        pm.weightOffsets[c.getResult()] = it->second;
       }
-      pm.weightOffsets[c.getResult()] = it->second;
+      int64_t offset = pm.weightOffsets[c.getResult()];
       if (auto r = dyn_cast<DenseResourceElementsAttr>(c.getValue()))
         pm.names[c.getResult()] = r.getRawHandle().getKey().str();
       else
-        pm.names[c.getResult()] = fmt::format("const_{}", it->second);
+        pm.names[c.getResult()] = fmt::format("const_{}", offset);
       continue;
     }
     // A reshape the memory plan made a view of its input (same arena bytes):
@@ -152,6 +161,15 @@ FailureOr<PlannedModel> PlannedModel::analyze(ModuleOp module) {
       k.name.resize(64);
     if (failed(buildKernelCall(&op, k.call)))
       return failure();
+    if (auto a = op.getAttrOfType<StringAttr>(kAlgorithmAttr))
+      k.algorithm = a.str();
+    if (auto s = op.getAttrOfType<IntegerAttr>(kScratchBytesAttr); s && s.getInt() > 0) {
+      auto off = op.getAttrOfType<IntegerAttr>(kScratchOffsetAttr);
+      if (!off)
+        return op.emitError("expected a scratch offset (run tract-plan-memory)");
+      k.scratchBytes = s.getInt();
+      k.scratchOffset = off.getInt();
+    }
     auto offsets = op.getAttrOfType<DenseI64ArrayAttr>(kArenaOffsetsAttr);
     if (!offsets || offsets.size() != (int64_t)op.getNumResults())
       return op.emitError("expected arena offsets on every kernel");

@@ -35,6 +35,9 @@ struct Kernel {
   Operation *op;
   std::string name; // C identifier, unique
   KernelCall call;
+  std::string algorithm;    // tract.algorithm, empty for the reference kernels
+  int64_t scratchBytes = 0; // arena scratch while it runs, at scratchOffset
+  int64_t scratchOffset = -1;
   SmallVector<std::pair<std::string, std::string>> nodes; // (ONNX node, op type)
   std::string onnxDescription() const;
 };

@@ -1,6 +1,7 @@
 //===- KernelCalls.cpp - one tract op -> one runtime kernel call -------------===//
 #include "compiler/Emit/KernelCalls.h"
 
+#include "compiler/Codegen/KernelChoice.h"
 #include "compiler/Emit/EmitCommon.h"
 #include "compiler/Support/ElementsData.h"
 #include "dialects/tract/IR/TractOps.h"
@@ -279,10 +280,15 @@ std::string transposedIndex(ArrayRef<int64_t> xShape, ArrayRef<int64_t> perm,
 LogicalResult buildFusedKernel(KernelOp kernel, KernelCall &call) {
   Block &body = kernel.getBody().front();
   Operation *anchor = kernel.getAnchor();
-  if (anchor && failed(buildKernelCall(anchor, call)))
-    return failure();
   // The shape the body computes in (the result may be a reshape of it).
   auto out = cast<RankedTensorType>(body.getTerminator()->getOperand(0).getType());
+  // A GEMM-run anchor takes the element-wise ops as its epilogue, applied to
+  // each tile before it is stored; otherwise the anchor writes out0 and one
+  // loop rewrites it.
+  bool epilogue = anchor && emitsGemm(kernel) &&
+                  typeOf(anchor->getResult(0)).getShape() == out.getShape();
+  if (anchor && !epilogue && failed(buildKernelCall(anchor, call)))
+    return failure();
   Type element = out.getElementType();
   std::string T = cppElementType(element);
   int64_t n = out.getNumElements();
@@ -290,7 +296,7 @@ LogicalResult buildFusedKernel(KernelOp kernel, KernelCall &call) {
   std::vector<std::string> loop;
   llvm::DenseMap<Value, std::string> names;
   if (anchor) {
-    loop.push_back(fmt::format("const {} acc = out0[i];", T));
+    loop.push_back(fmt::format("const {} acc = {};", T, epilogue ? "v[j]" : "out0[i]"));
     names[anchor->getResult(0)] = "acc";
   }
   auto nameOf = [&](Value v) -> std::string {
@@ -343,11 +349,26 @@ LogicalResult buildFusedKernel(KernelOp kernel, KernelCall &call) {
     loop.push_back(fmt::format("const {} {} = static_cast<{}>({});", T, name, T, expr));
     names[op.getResult(0)] = name;
   }
-  loop.push_back(fmt::format("out0[i] = {};", nameOf(body.getTerminator()->getOperand(0))));
-  call.lines.push_back(fmt::format("for (int64_t i = 0; i < {}; ++i) {{", n));
-  for (std::string &l : loop)
-    call.lines.push_back("  " + l);
-  call.lines.push_back("}");
+  std::string result = nameOf(body.getTerminator()->getOperand(0));
+  if (epilogue) {
+    loop.push_back(fmt::format("v[j] = {};", result));
+    call.lines.push_back(fmt::format("auto epilogue = [&]({} *v, int64_t i0, int64_t count) {{", T));
+    call.lines.push_back("  for (int64_t j = 0; j < count; ++j) {");
+    call.lines.push_back("    const int64_t i = i0 + j;");
+    call.lines.push_back("    (void)i;");
+    for (std::string &l : loop)
+      call.lines.push_back("    " + l);
+    call.lines.push_back("  }");
+    call.lines.push_back("};");
+    if (failed(buildGemmCall(kernel, "epilogue", call)))
+      return failure();
+  } else {
+    loop.push_back(fmt::format("out0[i] = {};", result));
+    call.lines.push_back(fmt::format("for (int64_t i = 0; i < {}; ++i) {{", n));
+    for (std::string &l : loop)
+      call.lines.push_back("  " + l);
+    call.lines.push_back("}");
+  }
   call.flops += n * temp;
   return success();
 }
@@ -357,6 +378,8 @@ LogicalResult buildFusedKernel(KernelOp kernel, KernelCall &call) {
 LogicalResult mlir::tract::buildKernelCall(Operation *op, KernelCall &call) {
   if (auto kernel = dyn_cast<KernelOp>(op))
     return buildFusedKernel(kernel, call);
+  if (emitsGemm(op))
+    return buildGemmCall(op, "tract::rt::gemm::NoEpilogue{}", call);
   Body b{call};
   auto result = typeOf(op->getResult(0));
   int64_t n = result.getNumElements();
@@ -416,29 +439,13 @@ LogicalResult mlir::tract::buildKernelCall(Operation *op, KernelCall &call) {
         return success();
       })
       .Case([&](MatMulOp m) {
-        auto a = typeOf(m.getLhs()), c = typeOf(m.getRhs());
-        int64_t rank = result.getRank();
-        ArrayRef<int64_t> batch = result.getShape().drop_back(2);
-        int64_t M = result.getDimSize(rank - 2), N = result.getDimSize(rank - 1);
-        int64_t K = m.getTransposeA() ? a.getDimSize(a.getRank() - 2) : a.getShape().back();
-        // Batch strides in elements of each operand's own matrices.
-        auto batchStrides = [&](RankedTensorType t) {
-          SmallVector<int64_t> inBatch(t.getShape().drop_back(2));
-          SmallVector<int64_t> s = broadcastStrides(inBatch, batch);
-          int64_t matrix = t.getDimSize(t.getRank() - 2) * t.getShape().back();
-          for (int64_t &v : s)
-            v *= matrix;
-          return s;
-        };
-        std::string bs = b.array("kBatch", batch);
-        std::string sa = b.array("kBatchStridesA", batchStrides(a));
-        std::string sb = b.array("kBatchStridesB", batchStrides(c));
-        int64_t aCols = a.getShape().back(), bCols = c.getShape().back();
-        int64_t aRs = m.getTransposeA() ? 1 : aCols, aCs = m.getTransposeA() ? aCols : 1;
-        int64_t bRs = m.getTransposeB() ? 1 : bCols, bCs = m.getTransposeB() ? bCols : 1;
+        MatMulGeometry g = matMulGeometry(m, /*bPacked=*/false);
+        std::string bs = b.array("kBatch", g.batch);
+        std::string sa = b.array("kBatchStridesA", g.aBatchStrides);
+        std::string sb = b.array("kBatchStridesB", g.bBatchStrides);
         b.line(fmt::format("tract::rt::matmul(in0, in1, out0, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {});",
-                           batch.size(), bs, sa, sb, M, N, K, aRs, aCs, bRs, bCs));
-        call.flops = 2 * product(batch) * M * N * K;
+                           g.batch.size(), bs, sa, sb, g.m, g.n, g.k, g.aRs, g.aCs, g.bRs, g.bCs));
+        call.flops = 2 * product(g.batch) * g.m * g.n * g.k;
         return success();
       })
       .Case([&](ConvOp c) {

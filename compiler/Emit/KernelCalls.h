@@ -31,6 +31,14 @@ std::string cppLiteral(double value, Type elementType);
 
 LogicalResult buildKernelCall(Operation *op, KernelCall &call);
 
+/// Whether `top` runs on the runtime's GEMM (tract-choose-kernels chose so).
+bool emitsGemm(Operation *top);
+/// The GEMM call of `top`, a conv/matmul or a tract.kernel anchored on one,
+/// writing out0; `epilogue` names an epilogue functor in scope (gemm.h).
+/// The kernel function has a `float *scratch` parameter when `top` has
+/// scratch bytes.
+LogicalResult buildGemmCall(Operation *top, llvm::StringRef epilogue, KernelCall &call);
+
 } // namespace mlir::tract
 
 #endif // TRACT_EMIT_KERNELCALLS_H

@@ -53,7 +53,9 @@ std::string mlir::tract::emitReport(ModuleOp module, const EmitOptions &options)
                                          {"onnx_nodes", std::move(nodes)},
                                          {"onnx_ops", std::move(ops)},
                                          {"flops", k.call.flops},
-                                         {"scratch_bytes", 0},
+                                         {"algorithm", k.algorithm.empty() ? std::string("reference") : k.algorithm},
+                                         {"scratch_bytes", k.scratchBytes},
+                                         {"scratch_offset", k.scratchBytes > 0 ? llvm::json::Value(k.scratchOffset) : llvm::json::Value(nullptr)},
                                          {"inputs", std::move(inputs)},
                                          {"outputs", std::move(outputs)}};
     // A fused kernel also lists the tract ops it runs, in order.

@@ -107,7 +107,8 @@ FUSION_EXPECTATIONS = {
 def check_plan(report_path):
     """None, or why the memory plan in the --report is wrong or loose: two arena tensors live at
     once must not overlap (except a kernel's output written in place over an input that dies
-    there), and the arena must be within 5% of the peak of live bytes."""
+    there), and the arena must be within 5% of the peak of live bytes. A kernel's scratch is a
+    tensor live during that kernel only."""
     with open(report_path) as f:
         report = json.load(f)
     first, last, size, offset = {}, {}, {}, {}
@@ -126,6 +127,11 @@ def check_plan(report_path):
             last[name] = i
             size[name] = max(size.get(name, 0), t["bytes"])
             offset[name] = t["arena_offset"]
+        if k.get("scratch_bytes", 0) > 0:
+            name = "scratch of " + k["name"]
+            first[name] = last[name] = i
+            size[name] = k["scratch_bytes"]
+            offset[name] = k["scratch_offset"]
     names = sorted(size, key=lambda n: first[n])
     for a, x in enumerate(names):
         for y in names[a + 1:]:

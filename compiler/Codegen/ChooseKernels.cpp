@@ -1,0 +1,210 @@
+//===- ChooseKernels.cpp - conv / matmul algorithm, scratch, weight packing --===//
+//
+// See KernelChoice.h for the attributes. The choices:
+//   - f32 matmul: the blocked GEMM; a constant rank-2 B is packed at compile
+//     time (the activation A is packed per block into scratch).
+//   - f32 conv, ungrouped or with several input channels per group: GEMM over the
+//     weights as A, packed at compile time; a 1x1 stride-1 unpadded conv
+//     reads its input directly as B ("gemm_pointwise"), any other gathers
+//     its taps into B panels one block at a time ("im2col_gemm").
+//   - depthwise convs (groups, one input channel each) stay on the direct
+//     reference kernel: as a GEMM they would have M = 1 or 2.
+//   - everything else (integers, f64): the reference kernels, no attribute.
+// A constant is packed only when every user reads it as the same packed
+// operand (CSE may share one weight between two layers).
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Codegen/KernelChoice.h"
+#include "compiler/Codegen/Passes.h"
+#include "compiler/Support/ElementsData.h"
+
+#include "tract/rt/linalg/matmul_gemm.h"
+#include "tract/rt/nn/conv_gemm.h"
+
+#include "mlir/IR/Builders.h"
+
+#include <fmt/format.h>
+
+#include <cstring>
+
+namespace mlir::tract {
+#define GEN_PASS_DEF_TRACTCHOOSEKERNELSPASS
+#include "compiler/Codegen/Passes.h.inc"
+
+namespace gm = ::tract::rt::gemm;
+
+namespace {
+
+RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
+
+bool allF32(Operation *op) {
+  auto isF32 = [](Value v) { return typeOf(v).getElementType().isF32(); };
+  return llvm::all_of(op->getOperands(), isF32) && llvm::all_of(op->getResults(), isF32);
+}
+
+// A conv the GEMM runs: f32, at most 4 spatial dims, not depthwise.
+bool convUsesGemm(ConvOp conv) {
+  if (!allF32(conv) || typeOf(conv.getInput()).getRank() > 6)
+    return false;
+  return conv.getGroup() == 1 || typeOf(conv.getWeight()).getDimSize(1) > 1;
+}
+
+// How operand 1 of `top` would be packed, as a comparable key; empty when
+// it is not a packable weight slot.
+std::string packKey(Operation *top) {
+  Operation *anchor = gemmAnchor(top);
+  if (!anchor || top->getNumOperands() < 2)
+    return "";
+  if (auto conv = dyn_cast<ConvOp>(anchor)) {
+    if (!convUsesGemm(conv))
+      return "";
+    auto w = typeOf(conv.getWeight());
+    return fmt::format("conv {} {} {}", w.getDimSize(0), conv.getGroup(),
+                       w.getNumElements() / w.getDimSize(0));
+  }
+  auto mm = cast<MatMulOp>(anchor);
+  if (!allF32(mm) || typeOf(mm.getRhs()).getRank() != 2)
+    return "";
+  return fmt::format("matmul-b {} {}", typeOf(mm.getRhs()).getShape()[0],
+                     mm.getTransposeB() ? 1 : 0);
+}
+
+// Operand 1 of `top` is a constant that every user packs the same way.
+bool weightsPackable(Operation *top) {
+  auto c = top->getOperand(1).getDefiningOp<ConstOp>();
+  std::string key = packKey(top);
+  if (!c || key.empty())
+    return false;
+  for (OpOperand &use : c->getUses())
+    if (use.getOperandNumber() != 1 || packKey(use.getOwner()) != key)
+      return false;
+  return true;
+}
+
+struct ChooseKernels : impl::TractChooseKernelsPassBase<ChooseKernels> {
+  void runOnOperation() override {
+    Builder b(&getContext());
+    for (Operation &top : getOperation().getBody().front()) {
+      Operation *anchor = gemmAnchor(&top);
+      if (!anchor || !allF32(anchor))
+        continue;
+      int64_t scratchFloats = 0;
+      std::string algorithm;
+      bool packed = false;
+      if (auto conv = dyn_cast<ConvOp>(anchor)) {
+        if (!convUsesGemm(conv)) {
+          top.setAttr(kAlgorithmAttr, b.getStringAttr("direct"));
+          continue;
+        }
+        packed = weightsPackable(&top);
+        ::tract::rt::ConvParams p = convParamsOf(conv);
+        algorithm = gm::conv_is_pointwise(p) ? "gemm_pointwise" : "im2col_gemm";
+        scratchFloats = gm::conv_scratch_floats(p, packed);
+      } else {
+        auto mm = cast<MatMulOp>(anchor);
+        packed = weightsPackable(&top);
+        MatMulGeometry g = matMulGeometry(mm, packed);
+        algorithm = "gemm";
+        scratchFloats = gm::matmul_scratch_floats(g.m, g.n, g.k, packed);
+      }
+      top.setAttr(kAlgorithmAttr, b.getStringAttr(algorithm));
+      top.setAttr(kScratchBytesAttr, b.getI64IntegerAttr(scratchFloats * 4));
+      if (packed)
+        top.setAttr(kPackedWeightsAttr, b.getUnitAttr());
+    }
+  }
+};
+
+} // namespace
+
+Operation *gemmAnchor(Operation *top) {
+  if (isa<ConvOp, MatMulOp>(top))
+    return top;
+  if (auto kernel = dyn_cast<KernelOp>(top))
+    return kernel.getAnchor();
+  return nullptr;
+}
+
+::tract::rt::ConvParams convParamsOf(ConvOp conv) {
+  auto x = typeOf(conv.getInput()), w = typeOf(conv.getWeight()), y = typeOf(conv.getResult());
+  ::tract::rt::ConvParams p{};
+  p.spatial_rank = static_cast<int>(x.getRank() - 2);
+  p.batch = x.getDimSize(0);
+  p.in_channels = x.getDimSize(1);
+  p.out_channels = y.getDimSize(1);
+  p.groups = conv.getGroup();
+  for (int d = 0; d < p.spatial_rank && d < 4; ++d) {
+    p.in_size[d] = x.getDimSize(2 + d);
+    p.out_size[d] = y.getDimSize(2 + d);
+    p.kernel[d] = w.getDimSize(2 + d);
+    p.stride[d] = conv.getStrides()[d];
+    p.dilation[d] = conv.getDilations()[d];
+    p.pad_begin[d] = conv.getPads()[d];
+  }
+  return p;
+}
+
+MatMulGeometry matMulGeometry(MatMulOp mm, bool bPacked) {
+  auto a = typeOf(mm.getLhs()), c = typeOf(mm.getRhs()), result = typeOf(mm.getResult());
+  int64_t rank = result.getRank();
+  MatMulGeometry g;
+  ArrayRef<int64_t> batch = result.getShape().drop_back(2);
+  g.m = result.getDimSize(rank - 2);
+  g.n = result.getDimSize(rank - 1);
+  g.k = mm.getTransposeA() ? a.getDimSize(a.getRank() - 2) : a.getShape().back();
+  int64_t aCols = a.getShape().back(), bCols = c.getShape().back();
+  g.aRs = mm.getTransposeA() ? 1 : aCols;
+  g.aCs = mm.getTransposeA() ? aCols : 1;
+  g.bRs = mm.getTransposeB() ? 1 : bCols;
+  g.bCs = mm.getTransposeB() ? bCols : 1;
+  // One shared packed B and a plain row-major A with the result's batch
+  // dims: the batches are just more rows of one GEMM.
+  if (bPacked && !mm.getTransposeA() && a.getShape().drop_back(2) == batch) {
+    for (int64_t d : batch)
+      g.m *= d;
+    return g;
+  }
+  auto batchStrides = [&](RankedTensorType t) {
+    SmallVector<int64_t> inBatch(t.getShape().drop_back(2));
+    SmallVector<int64_t> s = broadcastStrides(inBatch, batch);
+    int64_t matrix = t.getDimSize(t.getRank() - 2) * t.getShape().back();
+    for (int64_t &v : s)
+      v *= matrix;
+    return s;
+  };
+  g.batch.assign(batch.begin(), batch.end());
+  g.aBatchStrides = batchStrides(a);
+  g.bBatchStrides = batchStrides(c);
+  return g;
+}
+
+std::optional<std::string> packedWeightBytes(ConstOp c) {
+  if (c->use_empty())
+    return std::nullopt;
+  // tract-choose-kernels packs a constant only for users that all read it
+  // as their operand 1 in the same layout: the first use tells.
+  OpOperand &use = *c->getUses().begin();
+  Operation *user = use.getOwner();
+  if (use.getOperandNumber() != 1 || !user->hasAttr(kPackedWeightsAttr))
+    return std::nullopt;
+  std::string raw = elementsBytes(c.getValue());
+  std::vector<float> w(raw.size() / sizeof(float));
+  std::memcpy(w.data(), raw.data(), w.size() * sizeof(float));
+  std::vector<float> packed;
+  Operation *anchor = gemmAnchor(user);
+  if (auto conv = dyn_cast<ConvOp>(anchor)) {
+    auto t = typeOf(conv.getWeight());
+    int64_t oc = t.getDimSize(0), k = t.getNumElements() / oc, groups = conv.getGroup();
+    packed.resize(gm::packed_conv_weight_floats(oc, groups, k));
+    gm::pack_conv_weights(w.data(), oc, groups, k, packed.data());
+  } else {
+    auto mm = cast<MatMulOp>(anchor);
+    MatMulGeometry g = matMulGeometry(mm, true);
+    packed.resize(gm::packed_b_floats(g.k, g.n));
+    gm::pack_b(w.data(), g.bRs, g.bCs, g.k, g.n, packed.data());
+  }
+  return std::string(reinterpret_cast<const char *>(packed.data()), packed.size() * sizeof(float));
+}
+
+} // namespace mlir::tract

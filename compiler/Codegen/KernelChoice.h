@@ -1,0 +1,57 @@
+//===- KernelChoice.h - which runtime algorithm runs each conv / matmul -*- C++ -*-===//
+//
+// tract-choose-kernels decides, per f32 conv and matmul (standalone or the
+// anchor of a tract.kernel), which runtime algorithm runs it, how much arena
+// scratch it needs and whether its constant weights are packed at compile
+// time into the GEMM's panel layout. It writes the decision as attributes on
+// the op of the function body (the kernel, not its anchor), so the memory
+// plan, the emitters and the report read one source:
+//
+//   tract.algorithm       "gemm" | "gemm_pointwise" | "im2col_gemm" | "direct"
+//   tract.scratch_bytes   arena scratch the kernel uses while it runs
+//   tract.packed_weights  present when operand 1 arrives packed
+//   tract.scratch_offset  (tract-plan-memory) where the scratch lives
+//
+// The sizes come from the runtime headers themselves (conv_gemm.h,
+// matmul_gemm.h), so compiler and runtime cannot disagree.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TRACT_CODEGEN_KERNELCHOICE_H
+#define TRACT_CODEGEN_KERNELCHOICE_H
+
+#include "dialects/tract/IR/TractOps.h"
+
+#include "tract/rt/nn/conv_ref.h"
+
+#include <optional>
+#include <string>
+
+namespace mlir::tract {
+
+inline constexpr llvm::StringLiteral kAlgorithmAttr = "tract.algorithm";
+inline constexpr llvm::StringLiteral kScratchBytesAttr = "tract.scratch_bytes";
+inline constexpr llvm::StringLiteral kScratchOffsetAttr = "tract.scratch_offset";
+inline constexpr llvm::StringLiteral kPackedWeightsAttr = "tract.packed_weights";
+
+/// The conv or matmul `top` computes: itself, or its tract.kernel's anchor.
+Operation *gemmAnchor(Operation *top);
+
+/// The runtime's ConvParams of a conv (also printed by the C++ emitter).
+::tract::rt::ConvParams convParamsOf(ConvOp conv);
+
+/// A matmul as the runtime's batched GEMM call sees it: batch dims folded
+/// into M where B is one shared packed matrix and A is plain row-major.
+struct MatMulGeometry {
+  SmallVector<int64_t> batch, aBatchStrides, bBatchStrides;
+  int64_t m = 0, n = 0, k = 0;
+  int64_t aRs = 0, aCs = 0, bRs = 0, bCs = 0;
+};
+MatMulGeometry matMulGeometry(MatMulOp matmul, bool bPacked);
+
+/// The bytes of constant `c` as the codegen emits them: packed into GEMM
+/// panels when its users were given tract.packed_weights, else nullopt.
+std::optional<std::string> packedWeightBytes(ConstOp c);
+
+} // namespace mlir::tract
+
+#endif // TRACT_CODEGEN_KERNELCHOICE_H

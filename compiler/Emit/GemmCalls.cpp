@@ -1,0 +1,69 @@
+//===- GemmCalls.cpp - conv / matmul kernels on the runtime's blocked GEMM ---===//
+//
+// The C++ for ops tract-choose-kernels put on the GEMM: the runtime call with
+// the static geometry as constexpr data, the packed-weights flag, the arena
+// scratch and the epilogue functor (a fused kernel's element-wise ops).
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/Codegen/KernelChoice.h"
+#include "compiler/Emit/KernelCalls.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+using namespace mlir;
+using namespace mlir::tract;
+
+namespace {
+
+std::string four(const int64_t *v) { return fmt::format("{{{}, {}, {}, {}}}", v[0], v[1], v[2], v[3]); }
+
+std::string array(const char *name, ArrayRef<int64_t> values) {
+  if (values.empty())
+    return "";
+  return fmt::format("static constexpr int64_t {}[] = {{{}}};", name, fmt::join(values, ", "));
+}
+
+} // namespace
+
+bool mlir::tract::emitsGemm(Operation *top) {
+  auto algorithm = top->getAttrOfType<StringAttr>(kAlgorithmAttr);
+  return algorithm && algorithm.getValue() != "direct" && gemmAnchor(top);
+}
+
+LogicalResult mlir::tract::buildGemmCall(Operation *top, StringRef epilogue, KernelCall &call) {
+  Operation *anchor = gemmAnchor(top);
+  bool packed = top->hasAttr(kPackedWeightsAttr);
+  auto scratchBytes = top->getAttrOfType<IntegerAttr>(kScratchBytesAttr);
+  std::string scratch = scratchBytes && scratchBytes.getInt() > 0 ? "scratch" : "nullptr";
+  auto result = cast<RankedTensorType>(anchor->getResult(0).getType());
+  if (auto conv = dyn_cast<ConvOp>(anchor)) {
+    ::tract::rt::ConvParams p = convParamsOf(conv);
+    call.lines.push_back(fmt::format(
+        "static constexpr tract::rt::ConvParams p = {{{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}}};",
+        p.spatial_rank, p.batch, p.in_channels, p.out_channels, p.groups, four(p.in_size),
+        four(p.out_size), four(p.kernel), four(p.stride), four(p.dilation), four(p.pad_begin)));
+    call.lines.push_back(fmt::format("tract::rt::gemm::conv_gemm(in0, in1, {}, {}, out0, p, {}, {});",
+                                     packed, conv.getBias() ? "in2" : "nullptr", epilogue.str(),
+                                     scratch));
+    auto w = cast<RankedTensorType>(conv.getWeight().getType());
+    call.flops += 2 * result.getNumElements() * (w.getNumElements() / w.getDimSize(0));
+    return success();
+  }
+  auto mm = cast<MatMulOp>(anchor);
+  MatMulGeometry g = matMulGeometry(mm, packed);
+  std::string batch = "nullptr", sa = "nullptr", sb = "nullptr";
+  if (!g.batch.empty()) {
+    call.lines.push_back(array("kBatch", g.batch));
+    call.lines.push_back(array("kBatchStridesA", g.aBatchStrides));
+    call.lines.push_back(array("kBatchStridesB", g.bBatchStrides));
+    batch = "kBatch", sa = "kBatchStridesA", sb = "kBatchStridesB";
+  }
+  call.lines.push_back(fmt::format(
+      "tract::rt::gemm::matmul_f32(in0, in1, {}, out0, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, "
+      "{}, {});",
+      packed, g.batch.size(), batch, sa, sb, g.m, g.n, g.k, g.aRs, g.aCs, g.bRs, g.bCs,
+      epilogue.str(), scratch));
+  call.flops += 2 * result.getNumElements() * g.k;
+  return success();
+}

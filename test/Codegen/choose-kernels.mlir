@@ -1,0 +1,60 @@
+// RUN: tract-opt %s --split-input-file --tract-choose-kernels | FileCheck %s
+// RUN: tract-opt %s --split-input-file --tract-choose-kernels --tract-plan-memory | FileCheck %s --check-prefix=PLAN
+
+// A 3x3 conv: im2col blocks into scratch (K = 4*9 = 36 rows of B, the 64
+// output pixels rounded up to 4 panels of 16: 36*64 floats), weights packed.
+// A 1x1 stride-1 conv reads its input as B directly (still one block of
+// scratch: 8 rows x 64 columns). A depthwise conv stays direct.
+// CHECK-LABEL: func @convs
+// CHECK: tract.conv {{.*}}tract.algorithm = "im2col_gemm", tract.packed_weights, tract.scratch_bytes = 9216 : i64
+// CHECK: tract.conv {{.*}}tract.algorithm = "gemm_pointwise", tract.packed_weights, tract.scratch_bytes = 2048 : i64
+// CHECK: tract.conv {{.*}}tract.algorithm = "direct"
+// CHECK-NOT: tract.scratch_bytes
+// A scratch buffer lives only while its conv runs, beside that conv's input
+// and output: the peak is the first conv's scratch and output.
+// PLAN-LABEL: func @convs
+// PLAN-SAME: tract.arena_bytes = 11264
+// PLAN: tract.conv {{.*}}tract.arena_offsets = array<i64: 9216>{{.*}}tract.scratch_offset = 0
+// PLAN: tract.conv {{.*}}tract.arena_offsets = array<i64: 0>{{.*}}tract.scratch_offset = 2048
+func.func @convs(%x: tensor<1x4x8x8xf32>) -> tensor<1x8x8x8xf32> {
+  %w = tract.const dense<0.5> : tensor<8x4x3x3xf32>
+  %p = tract.const dense<0.25> : tensor<8x8x1x1xf32>
+  %d = tract.const dense<1.0> : tensor<8x1x3x3xf32>
+  %0 = tract.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1} : (tensor<1x4x8x8xf32>, tensor<8x4x3x3xf32>) -> tensor<1x8x8x8xf32>
+  %1 = tract.conv %0, %p {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1} : (tensor<1x8x8x8xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x8x8xf32>
+  %2 = tract.conv %1, %d {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 8} : (tensor<1x8x8x8xf32>, tensor<8x1x3x3xf32>) -> tensor<1x8x8x8xf32>
+  return %2 : tensor<1x8x8x8xf32>
+}
+
+// -----
+
+// A constant right operand is packed at compile time and only A takes
+// scratch (K = 32 rows of one 8-row panel); two activations are both packed
+// per block; integer matmuls keep the reference kernel.
+// CHECK-LABEL: func @matmuls
+// CHECK: tract.matmul {{.*}}tract.algorithm = "gemm", tract.packed_weights, tract.scratch_bytes = 1024 : i64
+// CHECK: tract.matmul {{.*}}tract.algorithm = "gemm", tract.scratch_bytes = 3072 : i64
+// CHECK-NOT: tract.packed_weights
+// CHECK: tract.matmul
+// CHECK-NOT: tract.algorithm
+func.func @matmuls(%x: tensor<4x32xf32>, %y: tensor<32x16xf32>, %i: tensor<2x2xi32>) -> (tensor<4x16xf32>, tensor<4x16xf32>, tensor<2x2xi32>) {
+  %w = tract.const dense<0.5> : tensor<32x16xf32>
+  %0 = tract.matmul %x, %w : tensor<4x32xf32>, tensor<32x16xf32> -> tensor<4x16xf32>
+  %1 = tract.matmul %x, %y : tensor<4x32xf32>, tensor<32x16xf32> -> tensor<4x16xf32>
+  %2 = tract.matmul %i, %i : tensor<2x2xi32>, tensor<2x2xi32> -> tensor<2x2xi32>
+  return %0, %1, %2 : tensor<4x16xf32>, tensor<4x16xf32>, tensor<2x2xi32>
+}
+
+// -----
+
+// One constant read as B by a matmul and as B^T by another: it cannot be
+// packed for both, so neither gets it packed.
+// CHECK-LABEL: func @shared_weight
+// CHECK: tract.matmul {{.*}}tract.algorithm = "gemm", tract.scratch_bytes
+// CHECK-NOT: tract.packed_weights
+func.func @shared_weight(%x: tensor<4x16xf32>) -> (tensor<4x16xf32>, tensor<4x16xf32>) {
+  %w = tract.const dense<0.5> : tensor<16x16xf32>
+  %0 = tract.matmul %x, %w : tensor<4x16xf32>, tensor<16x16xf32> -> tensor<4x16xf32>
+  %1 = tract.matmul %x, %w {transpose_b} : tensor<4x16xf32>, tensor<16x16xf32> -> tensor<4x16xf32>
+  return %0, %1 : tensor<4x16xf32>, tensor<4x16xf32>
+}
