@@ -219,7 +219,12 @@ struct HardSigmoid {
 template <class T> struct Clip {
   T lo = std::numeric_limits<T>::lowest();
   T hi = std::numeric_limits<T>::max();
-  T operator()(T x) const { return x < lo ? lo : (hi < x ? hi : x); }
+  // Both comparisons always run (no short circuit), so with the default
+  // -ftrapping-math compilers may still if-convert and vectorise it.
+  T operator()(T x) const {
+    const T y = x < lo ? lo : x; // NaN stays NaN
+    return hi < y ? hi : y;
+  }
 };
 
 struct Elu {

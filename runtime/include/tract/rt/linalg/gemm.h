@@ -15,7 +15,7 @@
 // Partial sums of earlier K blocks are read back from C; the bias and the
 // epilogue run once, on the last K block, on the tile before it is stored.
 //
-// The epilogue is a functor `void(float *row, int64_t index, int64_t count)`
+// The epilogue is a functor `void(float *row, int64_t index, Count count)`
 // that rewrites `count` values of one tile row in place; `index` is the flat
 // position of row[0] in the output (c_index0 + row * ldc + column), which is
 // how fused element-wise ops find their other operands.
@@ -140,6 +140,18 @@ struct NoEpilogue {
   void operator()(float *, int64_t, int64_t) const {}
 };
 
+// `n`, hidden from the optimiser. GCC completely unrolls loops of a known
+// count up to 16 before its loop vectoriser runs, and the straight-line code
+// left is vectorised only when it has no conditionals: a fused epilogue's
+// ReLU or clip would run as 16 scalar branches. With a run-time count the
+// epilogue loop is if-converted and vectorised.
+inline int64_t opaque(int64_t n) {
+#if defined(__GNUC__)
+  __asm__("" : "+r"(n));
+#endif
+  return n;
+}
+
 // Adds the earlier K blocks' partial sums, then (after the last block) the
 // bias and the epilogue, and stores `rows` x `cols` of the tile to C. Cols is
 // the compile-time NR for whole tiles, so every row loop is a vector op.
@@ -148,20 +160,27 @@ inline void finish_tile(float *tile, int64_t rows, int64_t cols_rt, float *c,
                         int64_t ldc, int64_t index, bool first, bool last,
                         const float *bias, const Epi &epi) {
   const int64_t cols = kCols ? kCols : cols_rt;
+  // C is only touched through memcpy: the compiler cannot tell C from the
+  // tile apart, and element loops over both would be scalarised.
+  const size_t bytes = sizeof(float) * static_cast<size_t>(cols);
   for (int64_t r = 0; r < rows; ++r) {
     float *t = tile + r * NR;
     float *dst = c + r * ldc;
-    if (!first)
+    if (!first) {
+      float prev[NR];
+      std::memcpy(prev, dst, bytes);
       for (int64_t j = 0; j < cols; ++j)
-        t[j] += dst[j];
-    if (last) {
-      if (bias)
-        for (int64_t j = 0; j < cols; ++j)
-          t[j] += bias[r];
-      epi(t, index + r * ldc, cols);
+        t[j] += prev[j];
     }
-    for (int64_t j = 0; j < cols; ++j)
-      dst[j] = t[j];
+    if (last) {
+      if (bias) {
+        const float b = bias[r];
+        for (int64_t j = 0; j < cols; ++j)
+          t[j] += b;
+      }
+      epi(t, index + r * ldc, opaque(cols));
+    }
+    std::memcpy(dst, t, bytes);
   }
 }
 

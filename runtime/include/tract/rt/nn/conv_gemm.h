@@ -34,6 +34,79 @@ struct Im2colB {
 
   Panels block(int64_t j0, int64_t nb, int64_t k0, int64_t kb, float *dst) const {
     const detail::Conv4 &g = *q;
+    const bool planar = g.ker[0] == 1 && g.ker[1] == 1 && g.out[0] == 1 && g.out[1] == 1 &&
+                        g.in[0] == 1 && g.in[1] == 1;
+    if (planar)
+      block_2d(j0, nb, k0, kb, dst);
+    else
+      block_nd(j0, nb, k0, kb, dst);
+    return {dst, kb * NR};
+  }
+
+private:
+  // Slot s of a B row (pixel j0 + s) lives at row[(s / NR) * kb * NR + s % NR].
+  template <class Value>
+  static void put(float *row, int64_t kb, int64_t s, int64_t n, Value value) {
+    while (n > 0) {
+      const int64_t lane = s % NR, chunk = min64(n, NR - lane);
+      float *d = row + (s / NR) * kb * NR + lane;
+      for (int64_t t = 0; t < chunk; ++t)
+        d[t] = value(t);
+      value.advance(chunk);
+      s += chunk;
+      n -= chunk;
+    }
+  }
+  struct Zeros {
+    float operator()(int64_t) const { return 0.0f; }
+    void advance(int64_t) {}
+  };
+  struct Strided {
+    const float *src;
+    int64_t stride;
+    float operator()(int64_t t) const { return src[t * stride]; }
+    void advance(int64_t n) { src += n * stride; }
+  };
+
+  // 1-d and 2-d convs: per tap, each output row of the block is a run of
+  // in-bounds input elements (a strided copy) between runs of padding zeros.
+  void block_2d(int64_t j0, int64_t nb, int64_t k0, int64_t kb, float *dst) const {
+    const detail::Conv4 &g = *q;
+    const int64_t oh_n = g.out[2], ow_n = g.out[3], ih_n = g.in[2], iw_n = g.in[3];
+    const int64_t kvol = g.ker[2] * g.ker[3];
+    const int64_t padded = round_up(nb, NR);
+    for (int64_t p = 0; p < kb; ++p) {
+      const int64_t k = k0 + p, c = k / kvol, kh = (k % kvol) / g.ker[3], kw = k % g.ker[3];
+      const float *plane = x + c * g.in_plane;
+      float *row = dst + p * NR;
+      int64_t s = 0, oh = j0 / ow_n, ow = j0 % ow_n;
+      while (s < nb) {
+        const int64_t seg = min64(ow_n - ow, nb - s);
+        const int64_t ih = oh * g.st[2] + kh * g.dil[2] - g.pad[2];
+        if (oh >= oh_n || ih < 0 || ih >= ih_n) {
+          put(row, kb, s, seg, Zeros{});
+        } else {
+          // iw = iw0 + t * stride for t in [0, seg); in bounds for t in [lo, hi).
+          const int64_t iw0 = ow * g.st[3] + kw * g.dil[3] - g.pad[3];
+          int64_t lo = 0, hi = 0;
+          detail::tap_range(seg, iw_n, g.st[3], iw0, &lo, &hi);
+          if (hi < lo)
+            hi = lo;
+          put(row, kb, s, lo, Zeros{});
+          put(row, kb, s + lo, hi - lo, Strided{plane + ih * iw_n + iw0 + lo * g.st[3], g.st[3]});
+          put(row, kb, s + hi, seg - hi, Zeros{});
+        }
+        s += seg;
+        ow = 0;
+        ++oh;
+      }
+      put(row, kb, nb, padded - nb, Zeros{});
+    }
+  }
+
+  // Any rank up to 4 spatial dims: per pixel and tap, with bounds checks.
+  void block_nd(int64_t j0, int64_t nb, int64_t k0, int64_t kb, float *dst) const {
+    const detail::Conv4 &g = *q;
     // Per pixel of a panel: its first tap's input position in each dim.
     int64_t start[4][NR];
     for (int64_t jp = 0; jp < nb; jp += NR) {
@@ -79,7 +152,6 @@ struct Im2colB {
         }
       }
     }
-    return {dst, kb * NR};
   }
 };
 
