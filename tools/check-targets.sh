@@ -2,7 +2,8 @@
 # Embedded targets, from tractc's installed CMake package (build/install):
 #  - examples/firmware cross-built for aarch64 and armv7 (NEON, VFPv4) and run
 #    under qemu-user: the outputs must match torch;
-#  - a conformance subset built by the cross compilers and run under qemu-user;
+#  - a conformance subset and two real models (kws_cnn, mlp) built by the
+#    cross compilers and run under qemu-user (the NEON GEMM micro-kernels);
 #  - examples/cortex-m7 linked for a bare-metal Cortex-M7 with newlib: no heap
 #    or unwinding symbols in the ELF; its sizes are printed.
 # Needs tools/build.sh first. Last line: `N passed, M failed`.
@@ -33,17 +34,34 @@ check "firmware example, armv7 under qemu" cross_example armv7-linux-gnueabihf q
 
 # Convolutions, matmuls, pools, activations, normalisations, data movement.
 SUBSET='^node/test_(conv|convtranspose|gemm|matmul|maxpool|averagepool|relu|sigmoid|tanh|softmax|layer_normalization|batchnorm|transpose|reshape|concat|add|mul|resize)'
-cross_conformance() { # cross_conformance CXX QEMU SYSROOT FLAGS
-  /usr/bin/python3 test/conformance/run_conformance.py -j "$(nproc)" --filter "$SUBSET" \
-    --cxx "$1" --emulator "$2 -L $3" --cxxflags="$4" > "build/conformance-$1.log" 2>&1
+logged() { # logged LOG COMMAND...: COMMAND's output into LOG, its last line shown
+  local log=$1
+  shift
+  "$@" > "$log" 2>&1
   local rc=$?
-  tail -1 "build/conformance-$1.log"
+  tail -1 "$log"
   return $rc
+}
+cross_conformance() { # cross_conformance CXX QEMU SYSROOT FLAGS
+  logged "build/conformance-$1.log" /usr/bin/python3 test/conformance/run_conformance.py \
+    -j "$(nproc)" --filter "$SUBSET" --cxx "$1" --emulator "$2 -L $3" --cxxflags="$4"
 }
 check "conformance subset, aarch64 under qemu" \
   cross_conformance aarch64-linux-gnu-g++ qemu-aarch64 /usr/aarch64-linux-gnu ""
 check "conformance subset, armv7 under qemu" \
   cross_conformance arm-linux-gnueabihf-g++ qemu-arm /usr/arm-linux-gnueabihf "-mfpu=neon-vfpv4"
+
+# Two real models (the end-to-end tests' keyword-spotting CNN and MLP), built
+# by the cross compilers with -O2 and run under qemu-user: outputs must match
+# torch, and match themselves on 2 threads.
+cross_models() { # cross_models CXX QEMU SYSROOT FLAGS
+  logged "build/e2e-$1.log" /usr/bin/python3 test/e2e/run_e2e.py --only kws_cnn --only mlp \
+    --skip-hygiene --workdir "build/e2e-$1" --cxx "$1" --cxxflags="$4" --emulator "$2 -L $3"
+}
+check "models kws_cnn and mlp, aarch64 under qemu" \
+  cross_models aarch64-linux-gnu-g++ qemu-aarch64 /usr/aarch64-linux-gnu ""
+check "models kws_cnn and mlp, armv7 under qemu" \
+  cross_models arm-linux-gnueabihf-g++ qemu-arm /usr/arm-linux-gnueabihf "-mfpu=neon-vfpv4"
 
 cortex_m7() {
   local dir=build/example-cortex-m7

@@ -7,8 +7,10 @@
 //     weights as A, packed at compile time; a 1x1 stride-1 unpadded conv
 //     reads its input directly as B ("gemm_pointwise"), any other gathers
 //     its taps into B panels one block at a time ("im2col_gemm").
-//   - depthwise convs (groups, one input channel each) stay on the direct
-//     reference kernel: as a GEMM they would have M = 1 or 2.
+//   - depthwise convs (groups, one input channel each; 1-d or 2-d): their
+//     own row-wise kernel with the same epilogue contract ("depthwise"); as
+//     a GEMM they would have M = 1 or 2. Other shapes of them stay on the
+//     direct reference kernel ("direct").
 //   - everything else (integers, f64): the reference kernels, no attribute.
 // A constant is packed only when every user reads it as the same packed
 // operand (CSE may share one weight between two layers).
@@ -20,6 +22,7 @@
 #include "compiler/Support/ElementsData.h"
 
 #include "tract/rt/linalg/matmul_gemm.h"
+#include "tract/rt/nn/conv_depthwise.h"
 #include "tract/rt/nn/conv_gemm.h"
 
 #include "mlir/IR/Builders.h"
@@ -94,13 +97,19 @@ struct ChooseKernels : impl::TractChooseKernelsPassBase<ChooseKernels> {
       bool packed = false;
       if (auto conv = dyn_cast<ConvOp>(anchor)) {
         if (!convUsesGemm(conv)) {
-          top.setAttr(kAlgorithmAttr, b.getStringAttr("direct"));
-          continue;
+          ::tract::rt::ConvParams p = convParamsOf(conv);
+          if (!::tract::rt::conv_is_depthwise(p)) {
+            top.setAttr(kAlgorithmAttr, b.getStringAttr("direct"));
+            continue;
+          }
+          algorithm = "depthwise";
+          scratchFloats = ::tract::rt::depthwise_scratch_floats(p);
+        } else {
+          packed = weightsPackable(&top);
+          ::tract::rt::ConvParams p = convParamsOf(conv);
+          algorithm = gm::conv_is_pointwise(p) ? "gemm_pointwise" : "im2col_gemm";
+          scratchFloats = gm::conv_scratch_floats(p, packed);
         }
-        packed = weightsPackable(&top);
-        ::tract::rt::ConvParams p = convParamsOf(conv);
-        algorithm = gm::conv_is_pointwise(p) ? "gemm_pointwise" : "im2col_gemm";
-        scratchFloats = gm::conv_scratch_floats(p, packed);
       } else {
         auto mm = cast<MatMulOp>(anchor);
         packed = weightsPackable(&top);

@@ -7,7 +7,8 @@
 // the op of the function body (the kernel, not its anchor), so the memory
 // plan, the emitters and the report read one source:
 //
-//   tract.algorithm       "gemm" | "gemm_pointwise" | "im2col_gemm" | "direct"
+//   tract.algorithm       "gemm" | "gemm_pointwise" | "im2col_gemm" | "depthwise"
+//                         | "direct" (the reference kernel)
 //   tract.scratch_bytes   arena scratch the kernel uses while it runs
 //   tract.packed_weights  present when operand 1 arrives packed
 //   tract.scratch_offset  (tract-plan-memory) where the scratch lives

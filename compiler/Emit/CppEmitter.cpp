@@ -113,6 +113,8 @@ LogicalResult mlir::tract::emitCpp(ModuleOp module, const EmitOptions &options, 
       params.push_back(fmt::format("{} *out{}", cppElementType(elementTypeOf(k.op->getResult(i))), i));
     if (k.scratchBytes > 0)
       params.push_back("float *scratch");
+    if (emitsGemm(k.op))
+      params.push_back("const tract::rt::Parallel &par");
     src += fmt::format("void {}({}) {{\n", k.name, fmt::join(params, ", "));
     for (const std::string &line : k.call.lines)
       src += "  " + line + "\n";
@@ -143,7 +145,16 @@ LogicalResult mlir::tract::emitCpp(ModuleOp module, const EmitOptions &options, 
   };
   src += infoArray(pm.inputs, "Input", "inputs") + infoArray(pm.outputs, "Output", "outputs");
 
-  src += fmt::format("int {}_run(const void *const *inputs, void *const *outputs, void *arena) {{\n", P);
+  // The per-thread scratch of PREFIX_run_threads: tasks 1..T-1 get slices of
+  // the largest kernel scratch after the planned arena.
+  int64_t threadScratch = 0;
+  bool parallel = false;
+  for (const Kernel &k : pm.kernels) {
+    threadScratch = std::max(threadScratch, (k.scratchBytes + 63) / 64 * 64);
+    parallel = parallel || emitsGemm(k.op);
+  }
+  src += fmt::format("int {}_run_threads(const void *const *inputs, void *const *outputs, void *arena,\n"
+                     "    tract_parallel_for_fn parallel_for, void *pool, int threads) {{\n", P);
   bool usesArena = false, usesInputs = false, usesOutputs = !pm.outputs.empty();
   std::string body;
   for (const Kernel &k : pm.kernels) {
@@ -156,6 +167,8 @@ LogicalResult mlir::tract::emitCpp(ModuleOp module, const EmitOptions &options, 
       usesArena = true;
       args.push_back(fmt::format("reinterpret_cast<float *>(a + {})", k.scratchOffset));
     }
+    if (emitsGemm(k.op))
+      args.push_back("par");
     body += fmt::format("  {}({});\n", k.name, fmt::join(args, ", "));
   }
   for (const OutputCopy &copy : pm.outputCopies)
@@ -167,11 +180,24 @@ LogicalResult mlir::tract::emitCpp(ModuleOp module, const EmitOptions &options, 
     src += "  unsigned char *a = static_cast<unsigned char *>(arena);\n";
   else
     src += "  (void)arena;\n";
+  if (parallel)
+    src += fmt::format("  const tract::rt::Parallel par{{parallel_for, pool, threads < 1 ? 1 : threads,\n"
+                       "      {}, {}}};\n",
+                       threadScratch > 0
+                           ? fmt::format("reinterpret_cast<float *>(a + {})", pm.arenaBytes)
+                           : std::string("nullptr"),
+                       threadScratch / 4);
+  else
+    src += "  (void)parallel_for;\n  (void)pool;\n  (void)threads;\n";
   if (!usesInputs)
     src += "  (void)inputs;\n";
   if (!usesOutputs)
     src += "  (void)outputs;\n";
-  src += body + "  return 0;\n}\n\n} // extern \"C\"\n";
+  src += body + "  return 0;\n}\n\n";
+  src += fmt::format("int {0}_run(const void *const *inputs, void *const *outputs, void *arena) {{\n"
+                     "  return {0}_run_threads(inputs, outputs, arena, nullptr, nullptr, 1);\n}}\n\n",
+                     P);
+  src += "} // extern \"C\"\n";
 
   std::string guard = "TRACT_MODEL_" + MACRO + "_H";
   std::vector<std::pair<std::string, std::string>> vars = {
@@ -185,6 +211,7 @@ LogicalResult mlir::tract::emitCpp(ModuleOp module, const EmitOptions &options, 
       {"MACRO", MACRO},
       {"ABI", std::to_string(kRuntimeAbiVersion)},
       {"ARENA_BYTES", std::to_string(pm.arenaBytes)},
+      {"THREAD_SCRATCH_BYTES", std::to_string(threadScratch)},
       {"WEIGHTS_BYTES", std::to_string(pm.weights.size())},
       {"STRING_BYTES", std::to_string(kStringSlotBytes)},
       {"NUM_INPUTS", std::to_string(pm.inputs.size())},

@@ -1,8 +1,9 @@
 //===- GemmCalls.cpp - conv / matmul kernels on the runtime's blocked GEMM ---===//
 //
-// The C++ for ops tract-choose-kernels put on the GEMM: the runtime call with
-// the static geometry as constexpr data, the packed-weights flag, the arena
-// scratch and the epilogue functor (a fused kernel's element-wise ops).
+// The C++ for the convs and matmuls tract-choose-kernels put on kernels that
+// take an epilogue (the blocked GEMM, the depthwise conv): the runtime call
+// with the static geometry as constexpr data, the packed-weights flag, the
+// arena scratch and the epilogue functor (a fused kernel's element-wise ops).
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Codegen/KernelChoice.h"
@@ -43,9 +44,14 @@ LogicalResult mlir::tract::buildGemmCall(Operation *top, StringRef epilogue, Ker
         "static constexpr tract::rt::ConvParams p = {{{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}}};",
         p.spatial_rank, p.batch, p.in_channels, p.out_channels, p.groups, four(p.in_size),
         four(p.out_size), four(p.kernel), four(p.stride), four(p.dilation), four(p.pad_begin)));
-    call.lines.push_back(fmt::format("tract::rt::gemm::conv_gemm(in0, in1, {}, {}, out0, p, {}, {});",
-                                     packed, conv.getBias() ? "in2" : "nullptr", epilogue.str(),
-                                     scratch));
+    auto algorithm = top->getAttrOfType<StringAttr>(kAlgorithmAttr).getValue();
+    if (algorithm == "depthwise")
+      call.lines.push_back(fmt::format("tract::rt::conv_depthwise(in0, in1, {}, out0, p, {}, {}, par);",
+                                       conv.getBias() ? "in2" : "nullptr", epilogue.str(), scratch));
+    else
+      call.lines.push_back(fmt::format("tract::rt::gemm::conv_gemm(in0, in1, {}, {}, out0, p, {}, {}, par);",
+                                       packed, conv.getBias() ? "in2" : "nullptr", epilogue.str(),
+                                       scratch));
     auto w = cast<RankedTensorType>(conv.getWeight().getType());
     call.flops += 2 * result.getNumElements() * (w.getNumElements() / w.getDimSize(0));
     return success();
@@ -61,7 +67,7 @@ LogicalResult mlir::tract::buildGemmCall(Operation *top, StringRef epilogue, Ker
   }
   call.lines.push_back(fmt::format(
       "tract::rt::gemm::matmul_f32(in0, in1, {}, out0, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, "
-      "{}, {});",
+      "{}, {}, par);",
       packed, g.batch.size(), batch, sa, sb, g.m, g.n, g.k, g.aRs, g.aCs, g.bRs, g.bCs,
       epilogue.str(), scratch));
   call.flops += 2 * result.getNumElements() * g.k;

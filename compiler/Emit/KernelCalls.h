@@ -31,7 +31,8 @@ std::string cppLiteral(double value, Type elementType);
 
 LogicalResult buildKernelCall(Operation *op, KernelCall &call);
 
-/// Whether `top` runs on the runtime's GEMM (tract-choose-kernels chose so).
+/// Whether `top` runs on a runtime kernel that takes an epilogue: the GEMM
+/// or the depthwise conv (tract-choose-kernels chose so).
 bool emitsGemm(Operation *top);
 /// The GEMM call of `top`, a conv/matmul or a tract.kernel anchored on one,
 /// writing out0; `epilogue` names an epilogue functor in scope (gemm.h).

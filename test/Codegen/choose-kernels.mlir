@@ -4,12 +4,13 @@
 // A 3x3 conv: im2col blocks into scratch (K = 4*9 = 36 rows of B, the 64
 // output pixels rounded up to 4 panels of 16: 36*64 floats), weights packed.
 // A 1x1 stride-1 conv reads its input as B directly (still one block of
-// scratch: 8 rows x 64 columns). A depthwise conv stays direct.
+// scratch: 8 rows x 64 columns). A depthwise conv has its own kernel, its
+// scratch the zero-padded 10x10 plane (+1 row, +16) and the 8x10 output grid (+16).
 // CHECK-LABEL: func @convs
 // CHECK: tract.conv {{.*}}tract.algorithm = "im2col_gemm", tract.packed_weights, tract.scratch_bytes = 9216 : i64
 // CHECK: tract.conv {{.*}}tract.algorithm = "gemm_pointwise", tract.packed_weights, tract.scratch_bytes = 2048 : i64
-// CHECK: tract.conv {{.*}}tract.algorithm = "direct"
-// CHECK-NOT: tract.scratch_bytes
+// CHECK: tract.conv {{.*}}tract.algorithm = "depthwise"
+// CHECK-SAME: tract.scratch_bytes = 888 : i64
 // A scratch buffer lives only while its conv runs, beside that conv's input
 // and output: the peak is the first conv's scratch and output.
 // PLAN-LABEL: func @convs

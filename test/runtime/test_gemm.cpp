@@ -2,11 +2,16 @@
 // batched matmul on it (linalg/matmul_gemm.h), against double-precision naive
 // loops and the reference conv. Built once per instruction set the machine
 // has (see CMakeLists.txt), so every micro-kernel path is checked.
+#include "tract/rt/io/thread_pool.h"
 #include "tract/rt/linalg/gemm.h"
 #include "tract/rt/linalg/matmul_gemm.h"
+#include "tract/rt/nn/conv_depthwise.h"
 #include "tract/rt/nn/conv_gemm.h"
 
 #include "test_util.h"
+
+#include <algorithm>
+#include <tuple>
 
 using namespace tract_test;
 namespace rt = tract::rt;
@@ -177,6 +182,32 @@ rt::ConvParams params(const ConvGeom &g) {
   return p;
 }
 
+// Elements of an input plane, of an output plane, and kernel taps.
+std::tuple<int64_t, int64_t, int64_t> volumes(const rt::ConvParams &p) {
+  int64_t in_plane = 1, out_plane = 1, kvol = 1;
+  for (int d = 0; d < p.spatial_rank; ++d) {
+    in_plane *= p.in_size[d];
+    out_plane *= p.out_size[d];
+    kvol *= p.kernel[d];
+  }
+  return {in_plane, out_plane, kvol};
+}
+
+// Random input, weights and bias for `p`, and the reference conv's output.
+struct ConvData {
+  std::vector<float> x, w, bias, ref;
+};
+ConvData reference_conv(const rt::ConvParams &p, uint64_t seed) {
+  const auto [in_plane, out_plane, kvol] = volumes(p);
+  ConvData d;
+  d.x = random_floats(size_t(p.batch * p.in_channels * in_plane), seed);
+  d.w = random_floats(size_t(p.out_channels * p.in_channels / p.groups * kvol), seed + 1);
+  d.bias = random_floats(size_t(p.out_channels), seed + 2);
+  d.ref.resize(size_t(p.batch * p.out_channels * out_plane));
+  rt::conv(d.x.data(), d.w.data(), d.bias.data(), d.ref.data(), p);
+  return d;
+}
+
 TEST(ConvGemm, MatchesReferenceConv) {
   const ConvGeom cases[] = {
       {2, 1, 3, 8, 1, {9, 11}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},      // 3x3 same
@@ -193,20 +224,11 @@ TEST(ConvGemm, MatchesReferenceConv) {
     const rt::ConvParams p = params(g);
     SCOPED_TRACE(::testing::Message() << "cin " << g.cin << " cout " << g.cout << " ker "
                                       << g.ker[0] << " groups " << g.groups);
-    int64_t in_plane = 1, out_plane = 1, kvol = 1;
-    for (int d = 0; d < g.rank; ++d) {
-      in_plane *= p.in_size[d];
-      out_plane *= p.out_size[d];
-      kvol *= p.kernel[d];
-    }
-    const int64_t k = g.cin / g.groups * kvol;
-    const auto x = random_floats(size_t(g.batch * g.cin * in_plane), 8);
-    const auto w = random_floats(size_t(g.cout * k), 9);
-    const auto bias = random_floats(size_t(g.cout), 10);
-    const size_t ny = size_t(g.batch * g.cout * out_plane);
-    std::vector<float> ref(ny), got(ny);
-    rt::conv(x.data(), w.data(), bias.data(), ref.data(), p);
-    const std::vector<double> want(ref.begin(), ref.end());
+    const int64_t k = g.cin / g.groups * std::get<2>(volumes(p));
+    const ConvData d = reference_conv(p, 8);
+    const auto &x = d.x, &w = d.w, &bias = d.bias;
+    std::vector<float> got(d.ref.size());
+    const std::vector<double> want(d.ref.begin(), d.ref.end());
 
     std::vector<float> scratch(size_t(gm::conv_scratch_floats(p, false)));
     gm::conv_gemm(x.data(), w.data(), false, bias.data(), got.data(), p, gm::NoEpilogue{},
@@ -223,6 +245,44 @@ TEST(ConvGemm, MatchesReferenceConv) {
   }
 }
 
+TEST(ConvDepthwise, MatchesReferenceConvWithEpilogue) {
+  const ConvGeom cases[] = {
+      {2, 1, 8, 8, 8, {9, 11}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},      // 3x3 same
+      {2, 2, 6, 6, 6, {13, 10}, {3, 3}, {2, 2}, {1, 1}, {1, 1}},     // stride 2, batch 2
+      {2, 1, 4, 8, 4, {12, 12}, {5, 5}, {1, 1}, {1, 1}, {2, 2}},     // 5x5, multiplier 2
+      {2, 1, 3, 3, 3, {10, 10}, {3, 3}, {1, 1}, {2, 2}, {2, 2}},     // dilation
+      {2, 1, 5, 5, 5, {7, 9}, {3, 1}, {2, 1}, {1, 1}, {0, 0}},       // no padding, 3x1
+      {1, 1, 4, 4, 4, {33, 1}, {7, 1}, {1, 1}, {1, 1}, {3, 0}},      // 1-d
+  };
+  for (const ConvGeom &g : cases) {
+    const rt::ConvParams p = params(g);
+    ASSERT_TRUE(rt::conv_is_depthwise(p));
+    const int64_t kvol = std::get<2>(volumes(p));
+    const ConvData d = reference_conv(p, 11);
+    const auto &x = d.x, &w = d.w, &bias = d.bias, &ref = d.ref;
+    const size_t ny = ref.size();
+    std::vector<float> got(ny);
+    // The epilogue sees each element once, at its flat index.
+    std::vector<int> seen(ny, 0);
+    std::vector<float> scratch(size_t(rt::depthwise_scratch_floats(p)), std::nanf(""));
+    rt::conv_depthwise(x.data(), w.data(), bias.data(), got.data(), p,
+                       [&](float *v, int64_t index, int64_t count) {
+                         for (int64_t j = 0; j < count; ++j) {
+                           ++seen[size_t(index + j)];
+                           v[j] = v[j] < 0.0f ? 0.0f : v[j];
+                         }
+                       },
+                       scratch.data());
+    std::vector<double> want(ny);
+    for (size_t i = 0; i < ny; ++i)
+      want[i] = ref[i] < 0.0f ? 0.0 : ref[i];
+    expect_close(got, want, kvol, "depthwise");
+    EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [](int n) { return n == 1; }));
+  }
+  rt::ConvParams grouped = params({2, 1, 8, 8, 4, {6, 6}, {3, 3}, {1, 1}, {1, 1}, {1, 1}});
+  EXPECT_FALSE(rt::conv_is_depthwise(grouped)) << "two input channels per group";
+}
+
 TEST(Gemm, ReportsTheMicroKernelCompiledIn) {
   const std::string isa = gm::kMicroKernelIsa;
 #if defined(__AVX512F__)
@@ -232,6 +292,56 @@ TEST(Gemm, ReportsTheMicroKernelCompiledIn) {
 #else
   EXPECT_FALSE(isa.empty());
 #endif
+}
+
+} // namespace
+
+namespace {
+
+// The kernels split over 1..3 tasks through the ThreadPool hook give the
+// same results as the serial calls (bit for bit: each output element is
+// computed by one task in the same order).
+TEST(Parallel, KernelsSplitOverTasksMatchSerial) {
+  for (int threads : {2, 3}) {
+    rt::ThreadPool pool(threads);
+    // GEMM, split by columns (wide) and by rows (tall).
+    for (const Dims &d : {Dims{40, 300, 70}, Dims{300, 20, 90}}) {
+      const auto a = random_floats(size_t(d.m * d.k), 21), b = random_floats(size_t(d.k * d.n), 22);
+      const int64_t per = gm::scratch_floats(d.m, d.n, d.k, true, true);
+      std::vector<float> scratch(size_t(per * threads));
+      rt::Parallel par{rt::ThreadPool::parallel_for, &pool, threads, scratch.data() + per, per};
+      std::vector<float> serial(size_t(d.m * d.n)), parallel(serial.size());
+      gm::gemm(d.m, d.n, d.k, gm::StridedA{a.data(), d.k, 1}, gm::StridedB{b.data(), d.n, 1},
+               serial.data(), d.n, 0, nullptr, gm::NoEpilogue{}, scratch.data());
+      gm::gemm_parallel(par, d.m, d.n, d.k, gm::StridedA{a.data(), d.k, 1},
+                        gm::StridedB{b.data(), d.n, 1}, parallel.data(), d.n, 0, nullptr,
+                        gm::NoEpilogue{}, scratch.data());
+      EXPECT_EQ(serial, parallel) << d.m << "x" << d.n << "x" << d.k << " threads " << threads;
+    }
+    // A 3x3 conv (im2col views start mid-image) and a depthwise conv.
+    const rt::ConvParams conv = params({2, 2, 5, 12, 1, {13, 11}, {3, 3}, {1, 1}, {1, 1}, {1, 1}});
+    const rt::ConvParams dw = params({2, 2, 6, 6, 6, {13, 11}, {3, 3}, {2, 2}, {1, 1}, {1, 1}});
+    for (const rt::ConvParams &p : {conv, dw}) {
+      const bool depthwise = rt::conv_is_depthwise(p);
+      const int64_t k = p.in_channels / p.groups * 9;
+      const auto x = random_floats(size_t(p.batch * p.in_channels * 13 * 11), 23);
+      const auto w = random_floats(size_t(p.out_channels * k), 24);
+      const size_t ny = size_t(p.batch * p.out_channels * p.out_size[0] * p.out_size[1]);
+      const int64_t per = depthwise ? rt::depthwise_scratch_floats(p) : gm::conv_scratch_floats(p, false);
+      std::vector<float> scratch(size_t(per * threads)), serial(ny), parallel(ny);
+      rt::Parallel par{rt::ThreadPool::parallel_for, &pool, threads, scratch.data() + per, per};
+      if (depthwise) {
+        rt::conv_depthwise(x.data(), w.data(), nullptr, serial.data(), p, gm::NoEpilogue{}, scratch.data());
+        rt::conv_depthwise(x.data(), w.data(), nullptr, parallel.data(), p, gm::NoEpilogue{},
+                           scratch.data(), par);
+      } else {
+        gm::conv_gemm(x.data(), w.data(), false, nullptr, serial.data(), p, gm::NoEpilogue{}, scratch.data());
+        gm::conv_gemm(x.data(), w.data(), false, nullptr, parallel.data(), p, gm::NoEpilogue{},
+                      scratch.data(), par);
+      }
+      EXPECT_EQ(serial, parallel) << (depthwise ? "depthwise" : "conv") << " threads " << threads;
+    }
+  }
 }
 
 } // namespace

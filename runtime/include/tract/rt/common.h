@@ -63,6 +63,15 @@ constexpr int64_t floor_div(int64_t a, int64_t b) {
 }
 constexpr int64_t ceil_div(int64_t a, int64_t b) { return -floor_div(-a, b); }
 
+// For `dst = src * stride + k * dil - pad`, the range [lo, hi) of src in
+// [0, src_n) whose dst lands in [0, dst_n).
+inline void tap_range(int64_t src_n, int64_t dst_n, int64_t stride, int64_t off,
+                      int64_t *lo, int64_t *hi) {
+  // 0 <= src*stride + off < dst_n
+  *lo = max_(int64_t(0), ceil_div(-off, stride));
+  *hi = min_(src_n, floor_div(dst_n - 1 - off, stride) + 1);
+}
+
 template <class T>
 constexpr bool is_int_v =
     std::is_integral<T>::value && !std::is_same<T, bool>::value;
@@ -88,6 +97,7 @@ template <class T> inline T wrap_add(T a, T b) {
     return a + b;
   }
 }
+
 template <class T> inline T wrap_sub(T a, T b) {
   if constexpr (std::is_integral<T>::value) {
     using U = wrap_uint_t<T>;

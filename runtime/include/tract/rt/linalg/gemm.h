@@ -23,6 +23,7 @@
 
 #include "tract/rt/common.h"
 #include "tract/rt/linalg/gemm_microkernels.h"
+#include "tract/rt/parallel.h"
 
 #include <cstring>
 
@@ -83,6 +84,7 @@ struct PackedA {
   Panels block(int64_t i0, int64_t, int64_t k0, int64_t, float *) const {
     return {p + (i0 / MR) * k * MR + k0 * MR, k * MR};
   }
+  PackedA rows_from(int64_t i0) const { return {p + (i0 / MR) * k * MR, k}; } // i0 % MR == 0
 };
 
 struct PackedB {
@@ -92,6 +94,7 @@ struct PackedB {
   Panels block(int64_t j0, int64_t, int64_t k0, int64_t, float *) const {
     return {p + (j0 / NR) * k * NR + k0 * NR, k * NR};
   }
+  PackedB cols_from(int64_t j0) const { return {p + (j0 / NR) * k * NR, k}; } // j0 % NR == 0
 };
 
 struct StridedA {
@@ -102,12 +105,14 @@ struct StridedA {
     pack_a(a + i0 * rs + k0 * cs, rs, cs, mb, kb, dst);
     return {dst, kb * MR};
   }
+  StridedA rows_from(int64_t i0) const { return {a + i0 * rs, rs, cs}; }
 };
 
 struct StridedB {
   const float *b;
   int64_t rs, cs;
   static constexpr bool kPacks = true;
+  StridedB cols_from(int64_t j0) const { return {b + j0 * cs, rs, cs}; }
   Panels block(int64_t j0, int64_t nb, int64_t k0, int64_t kb, float *dst) const {
     const float *src = b + k0 * rs + j0 * cs;
     if (cs != 1) {
@@ -230,6 +235,37 @@ void gemm(int64_t m, int64_t n, int64_t k, const ASrc &a, const BSrc &b,
         break;
     }
   }
+}
+
+// gemm() split over par.threads tasks: by column panels when there are
+// enough of them (each task packs only its own B), else by row panels. Task t
+// uses par.scratch_of(t, scratch), each sized for the whole problem.
+template <class ASrc, class BSrc, class Epi>
+void gemm_parallel(const Parallel &par, int64_t m, int64_t n, int64_t k, const ASrc &a,
+                   const BSrc &b, float *c, int64_t ldc, int64_t c_index0,
+                   const float *row_bias, const Epi &epi, float *scratch) {
+  const int64_t col_panels = panels(n, NR), row_panels = panels(m, MR);
+  if (!par.parallel_for || par.threads <= 1 || (col_panels < 2 && row_panels < 2)) {
+    gemm(m, n, k, a, b, c, ldc, c_index0, row_bias, epi, scratch);
+    return;
+  }
+  if (col_panels >= 2 * par.threads || col_panels >= row_panels) {
+    const int64_t tasks = min64(par.threads, col_panels);
+    run_tasks(par, tasks, [&](int64_t t) {
+      const int64_t j0 = col_panels * t / tasks * NR;
+      const int64_t j1 = min64(n, col_panels * (t + 1) / tasks * NR);
+      gemm(m, j1 - j0, k, a, b.cols_from(j0), c + j0, ldc, c_index0 + j0, row_bias, epi,
+           par.scratch_of(t, scratch));
+    });
+    return;
+  }
+  const int64_t tasks = min64(par.threads, row_panels);
+  run_tasks(par, tasks, [&](int64_t t) {
+    const int64_t i0 = row_panels * t / tasks * MR;
+    const int64_t i1 = min64(m, row_panels * (t + 1) / tasks * MR);
+    gemm(i1 - i0, n, k, a.rows_from(i0), b, c + i0 * ldc, ldc, c_index0 + i0 * ldc,
+         row_bias ? row_bias + i0 : nullptr, epi, par.scratch_of(t, scratch));
+  });
 }
 
 } // namespace gemm

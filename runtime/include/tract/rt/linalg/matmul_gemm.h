@@ -24,7 +24,8 @@ void matmul_f32(const float *a, const float *b, bool b_packed, float *c,
                 int batch_rank, const int64_t *batch_shape,
                 const int64_t *a_batch_strides, const int64_t *b_batch_strides,
                 int64_t m, int64_t n, int64_t k, int64_t a_rs, int64_t a_cs,
-                int64_t b_rs, int64_t b_cs, const Epi &epi, float *scratch) {
+                int64_t b_rs, int64_t b_cs, const Epi &epi, float *scratch,
+                const Parallel &par = Parallel{}) {
   if (m <= 0 || n <= 0)
     return;
   const int64_t *st[2] = {a_batch_strides, b_batch_strides};
@@ -35,10 +36,11 @@ void matmul_f32(const float *a, const float *b, bool b_packed, float *c,
           const StridedA as{a + off[0] + i * inc[0], a_rs, a_cs};
           const int64_t c0 = (pos + i) * m * n;
           if (b_packed)
-            gemm(m, n, k, as, PackedB{b, k}, c + c0, n, c0, nullptr, epi, scratch);
+            gemm_parallel(par, m, n, k, as, PackedB{b, k}, c + c0, n, c0, nullptr, epi,
+                          scratch);
           else
-            gemm(m, n, k, as, StridedB{b + off[1] + i * inc[1], b_rs, b_cs}, c + c0,
-                 n, c0, nullptr, epi, scratch);
+            gemm_parallel(par, m, n, k, as, StridedB{b + off[1] + i * inc[1], b_rs, b_cs},
+                          c + c0, n, c0, nullptr, epi, scratch);
         }
       });
 }

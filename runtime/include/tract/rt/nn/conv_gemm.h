@@ -30,10 +30,14 @@ inline bool conv_is_pointwise(const ConvParams &p) {
 struct Im2colB {
   const float *x; // the group's first input channel of this image
   const detail::Conv4 *q;
+  int64_t first_pixel = 0; // column 0 of this view (a task's share)
   static constexpr bool kPacks = true;
+
+  Im2colB cols_from(int64_t j0) const { return {x, q, first_pixel + j0}; }
 
   Panels block(int64_t j0, int64_t nb, int64_t k0, int64_t kb, float *dst) const {
     const detail::Conv4 &g = *q;
+    j0 += first_pixel;
     const bool planar = g.ker[0] == 1 && g.ker[1] == 1 && g.out[0] == 1 && g.out[1] == 1 &&
                         g.in[0] == 1 && g.in[1] == 1;
     if (planar)
@@ -169,7 +173,7 @@ inline int64_t conv_scratch_floats(const ConvParams &p, bool weights_packed) {
 template <class Epi>
 void conv_gemm(const float *x, const float *w, bool weights_packed,
                const float *bias, float *y, const ConvParams &p, const Epi &epi,
-               float *scratch) {
+               float *scratch, const Parallel &par = Parallel{}) {
   const detail::Conv4 q = detail::conv4(p);
   const int64_t groups = p.groups > 0 ? p.groups : 1;
   const int64_t cg = p.in_channels / groups, ocg = p.out_channels / groups;
@@ -182,10 +186,11 @@ void conv_gemm(const float *x, const float *w, bool weights_packed,
       const float *bg = bias ? bias + g * ocg : nullptr;
       auto run = [&](const auto &a) {
         if (pointwise)
-          gemm(ocg, n, k, a, StridedB{xg, q.in_plane, 1}, y + y0, n, y0, bg, epi,
-               scratch);
+          gemm_parallel(par, ocg, n, k, a, StridedB{xg, q.in_plane, 1}, y + y0, n, y0, bg,
+                        epi, scratch);
         else
-          gemm(ocg, n, k, a, Im2colB{xg, &q}, y + y0, n, y0, bg, epi, scratch);
+          gemm_parallel(par, ocg, n, k, a, Im2colB{xg, &q}, y + y0, n, y0, bg, epi,
+                        scratch);
       };
       if (weights_packed)
         run(PackedA{w + g * packed_a_floats(ocg, k), k});

@@ -49,14 +49,6 @@ inline Conv4 conv4(const ConvParams &p) {
   return q;
 }
 
-// For `dst = src * stride + k * dil - pad`, the range [lo, hi) of src in
-// [0, src_n) whose dst lands in [0, dst_n).
-inline void tap_range(int64_t src_n, int64_t dst_n, int64_t stride, int64_t off,
-                      int64_t *lo, int64_t *hi) {
-  // 0 <= src*stride + off < dst_n
-  *lo = max_(int64_t(0), ceil_div(-off, stride));
-  *hi = min_(src_n, floor_div(dst_n - 1 - off, stride) + 1);
-}
 
 // For every tap of the kernel with weight wv, calls
 //   row(src_row_offset, dst_row_offset, len, wv)

@@ -105,10 +105,47 @@ inline int64_t tap_count(const int64_t *klo, const int64_t *khi) {
 
 } // namespace detail
 
+namespace detail {
+
+// max_pool of 1-d and 2-d windows, one output row at a time: per tap, the
+// in-bounds run of outputs is solved once (tap_range) and folded in with a
+// branch-free loop the compiler vectorises. Same fold as the general path
+// (`m < v ? v : m` from -inf); only the order of the taps differs.
+template <class T> void max_pool_rows(const T *x, T *y, const Pool4 &q, int64_t planes) {
+  for (int64_t bc = 0; bc < planes; ++bc) {
+    const T *xp = x + bc * q.in_plane;
+    for (int64_t oh = 0; oh < q.out[2]; ++oh) {
+      T *row = y + bc * q.out_plane + oh * q.out[3];
+      for (int64_t ow = 0; ow < q.out[3]; ++ow)
+        row[ow] = lowest_or_neg_inf<T>();
+      for (int64_t kh = 0; kh < q.ker[2]; ++kh) {
+        const int64_t ih = oh * q.st[2] + kh * q.dil[2] - q.pb[2];
+        if (ih < 0 || ih >= q.in[2])
+          continue;
+        const T *in = xp + ih * q.in[3];
+        for (int64_t kw = 0; kw < q.ker[3]; ++kw) {
+          const int64_t off = kw * q.dil[3] - q.pb[3];
+          int64_t lo = 0, hi = 0;
+          tap_range(q.out[3], q.in[3], q.st[3], off, &lo, &hi);
+          for (int64_t ow = lo; ow < hi; ++ow) {
+            const T v = in[ow * q.st[3] + off];
+            row[ow] = row[ow] < v ? v : row[ow];
+          }
+        }
+      }
+    }
+  }
+}
+
+} // namespace detail
+
 // Max over the in-bounds taps (padding never wins). A window with no
 // in-bounds tap gives -inf (lowest for integers).
 template <class T> void max_pool(const T *x, T *y, const PoolParams &p) {
   const detail::Pool4 q = detail::pool4(p);
+  if (q.ker[0] == 1 && q.ker[1] == 1 && q.in[0] == 1 && q.in[1] == 1 && q.out[0] == 1 &&
+      q.out[1] == 1)
+    return detail::max_pool_rows(x, y, q, p.batch_channels);
   for (int64_t bc = 0; bc < p.batch_channels; ++bc) {
     const T *xp = x + bc * q.in_plane;
     T *yp = y + bc * q.out_plane;

@@ -1,0 +1,112 @@
+// tract runtime: a small std::thread pool implementing the parallel-for hook
+// of parallel.h, for the --main driver and for applications without a
+// scheduler of their own. Uses the heap and std::thread, so it is not part of
+// the model code (like npy.h).
+//
+//   tract::rt::ThreadPool pool(2);
+//   model_run_threads(inputs, outputs, arena, tract::rt::ThreadPool::parallel_for, &pool, 2);
+#pragma once
+
+#include "tract/rt/parallel.h"
+
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace tract {
+namespace rt {
+
+class ThreadPool {
+public:
+  // `threads` counts the caller: threads - 1 workers are started.
+  explicit ThreadPool(int threads) {
+    for (int i = 1; i < threads; ++i)
+      workers_.emplace_back([this] { work(); });
+  }
+  ~ThreadPool() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    for (std::thread &t : workers_)
+      t.join();
+  }
+  ThreadPool(const ThreadPool &) = delete;
+  ThreadPool &operator=(const ThreadPool &) = delete;
+
+  // tract_parallel_for_fn: runs task(ctx, 0..count-1) on the workers and the
+  // calling thread, returns when all are done.
+  static void parallel_for(void *pool, int64_t count, tract_task_fn task, void *ctx) {
+    static_cast<ThreadPool *>(pool)->run(count, task, ctx);
+  }
+
+private:
+  void run(int64_t count, tract_task_fn task, void *ctx) {
+    uint64_t generation;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      task_ = task;
+      ctx_ = ctx;
+      count_ = count;
+      next_ = 0;
+      done_ = 0;
+      generation = ++generation_;
+    }
+    wake_.notify_all();
+    drain(generation);
+    std::unique_lock<std::mutex> lock(mutex_);
+    finished_.wait(lock, [&] { return done_ == count_; });
+  }
+
+  // Claims task indices of `generation` until none is left. Tasks are coarse
+  // (one per thread), so claiming under the lock costs nothing measurable,
+  // and a worker that wakes late never runs a newer job's index with an
+  // older job's function.
+  void drain(uint64_t generation) {
+    for (;;) {
+      tract_task_fn task;
+      void *ctx;
+      int64_t index;
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (generation_ != generation || next_ >= count_)
+          return;
+        index = next_++;
+        task = task_;
+        ctx = ctx_;
+      }
+      task(ctx, index);
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (++done_ == count_)
+        finished_.notify_all();
+    }
+  }
+
+  void work() {
+    uint64_t seen = 0;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
+        if (stop_)
+          return;
+        seen = generation_;
+      }
+      drain(seen);
+    }
+  }
+
+  std::vector<std::thread> workers_;
+  std::mutex mutex_;
+  std::condition_variable wake_, finished_;
+  tract_task_fn task_ = nullptr;
+  void *ctx_ = nullptr;
+  int64_t count_ = 0, next_ = 0, done_ = 0;
+  uint64_t generation_ = 0;
+  bool stop_ = false;
+};
+
+} // namespace rt
+} // namespace tract
