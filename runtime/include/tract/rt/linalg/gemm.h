@@ -43,12 +43,22 @@ constexpr int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 constexpr int64_t packed_a_floats(int64_t m, int64_t k) { return panels(m, MR) * k * MR; }
 constexpr int64_t packed_b_floats(int64_t k, int64_t n) { return panels(n, NR) * k * NR; }
 
+// Columns per B block: NC, but never so many that the packed B block
+// (kb x nc) outgrows C itself (m x n), so a small layer's scratch stays
+// within its own output's size (the arena of a microcontroller build is
+// the graph's, not the GEMM's). At least one panel.
+constexpr int64_t block_cols(int64_t m, int64_t n, int64_t k) {
+  const int64_t kb = k < 1 ? 1 : min64(k, KC);
+  const int64_t fit = (m * n / kb) / NR * NR;
+  return min64(round_up(min64(n, NC), NR), fit < NR ? NR : fit);
+}
+
 // Scratch floats gemm() needs for the sources that pack per block.
 constexpr int64_t scratch_floats(int64_t m, int64_t n, int64_t k, bool packs_a,
                                  bool packs_b) {
   const int64_t kb = min64(k, KC);
   return (packs_a ? kb * round_up(min64(m, MC), MR) : 0) +
-         (packs_b ? kb * round_up(min64(n, NC), NR) : 0);
+         (packs_b ? kb * block_cols(m, n, k) : 0);
 }
 
 // A(i, p) = a[i * rs + p * cs] into whole-K MR panels (dst: packed_a_floats).
@@ -199,10 +209,11 @@ void gemm(int64_t m, int64_t n, int64_t k, const ASrc &a, const BSrc &b,
     return;
   float *b_scratch = scratch;
   float *a_scratch =
-      scratch + (BSrc::kPacks ? min64(k, KC) * round_up(min64(n, NC), NR) : 0);
+      scratch + (BSrc::kPacks ? min64(k, KC) * block_cols(m, n, k) : 0);
+  const int64_t nc = block_cols(m, n, k);
   alignas(64) float tile[MR * NR];
-  for (int64_t jc = 0; jc < n; jc += NC) {
-    const int64_t nb = min64(NC, n - jc);
+  for (int64_t jc = 0; jc < n; jc += nc) {
+    const int64_t nb = min64(nc, n - jc);
     for (int64_t kc = 0; kc < k || kc == 0; kc += KC) {
       const int64_t kb = min64(KC, k - kc);
       const bool first = kc == 0, last = kc + kb >= k;
