@@ -1,22 +1,25 @@
 // RUN: tract-opt %s --split-input-file --tract-choose-kernels | FileCheck %s
 // RUN: tract-opt %s --split-input-file --tract-choose-kernels --tract-plan-memory | FileCheck %s --check-prefix=PLAN
 
-// A 3x3 conv: im2col blocks into scratch (K = 4*9 = 36 rows of B, the 64
-// output pixels rounded up to 4 panels of 16: 36*64 floats), weights packed.
+// A 3x3 conv: im2col blocks into scratch, weights packed. K = 4*9 = 36 rows
+// of B; a block of all 64 pixels (36*64 floats) would outgrow the 8x64
+// output, so blocks are one 16-column panel: 36*16 floats.
 // A 1x1 stride-1 conv reads its input as B directly (still one block of
 // scratch: 8 rows x 64 columns). A depthwise conv has its own kernel, its
 // scratch the zero-padded 10x10 plane (+1 row, +16) and the 8x10 output grid (+16).
 // CHECK-LABEL: func @convs
-// CHECK: tract.conv {{.*}}tract.algorithm = "im2col_gemm", tract.packed_weights, tract.scratch_bytes = 9216 : i64
+// CHECK: tract.conv {{.*}}tract.algorithm = "im2col_gemm", tract.packed_weights, tract.scratch_bytes = 2304 : i64
 // CHECK: tract.conv {{.*}}tract.algorithm = "gemm_pointwise", tract.packed_weights, tract.scratch_bytes = 2048 : i64
 // CHECK: tract.conv {{.*}}tract.algorithm = "depthwise"
 // CHECK-SAME: tract.scratch_bytes = 888 : i64
 // A scratch buffer lives only while its conv runs, beside that conv's input
-// and output: the peak is the first conv's scratch and output.
+// and output: the peak is the pointwise conv's input, output and scratch
+// (3 x 2048 bytes, placed with one 256-byte gap).
 // PLAN-LABEL: func @convs
-// PLAN-SAME: tract.arena_bytes = 11264
-// PLAN: tract.conv {{.*}}tract.arena_offsets = array<i64: 9216>{{.*}}tract.scratch_offset = 0
-// PLAN: tract.conv {{.*}}tract.arena_offsets = array<i64: 0>{{.*}}tract.scratch_offset = 2048
+// PLAN-SAME: tract.arena_bytes = 6400
+// PLAN: tract.conv {{.*}}tract.arena_offsets = array<i64: 2304>{{.*}}tract.scratch_offset = 0
+// PLAN: tract.conv {{.*}}tract.arena_offsets = array<i64: 0>{{.*}}tract.scratch_offset = 4352
+// PLAN: tract.conv {{.*}}tract.arena_offsets = array<i64: -1>{{.*}}tract.scratch_offset = 2048
 func.func @convs(%x: tensor<1x4x8x8xf32>) -> tensor<1x8x8x8xf32> {
   %w = tract.const dense<0.5> : tensor<8x4x3x3xf32>
   %p = tract.const dense<0.25> : tensor<8x8x1x1xf32>
