@@ -21,7 +21,7 @@ REPO = os.path.dirname(HERE)
 
 
 def instrument(src):
-    start = src.index("{", src.index("_run(const void *const *inputs")) + 1
+    start = src.index("{", src.index("_run_threads(const void *const *inputs")) + 1
     end = src.index("  return 0;\n}", start)
     out, n = [], 0
     for line in src[start:end].split("\n"):

@@ -107,8 +107,9 @@ FUSION_EXPECTATIONS = {
 def check_plan(report_path):
     """None, or why the memory plan in the --report is wrong or loose: two arena tensors live at
     once must not overlap (except a kernel's output written in place over an input that dies
-    there), and the arena must be within 5% of the peak of live bytes. A kernel's scratch is a
-    tensor live during that kernel only."""
+    there), and the arena must be within 5% of the peak of live bytes and within 25% of the largest
+    single kernel's arena inputs, outputs and scratch. A kernel's scratch is a tensor live during
+    that kernel only."""
     with open(report_path) as f:
         report = json.load(f)
     first, last, size, offset = {}, {}, {}, {}
@@ -147,6 +148,14 @@ def check_plan(report_path):
                 for i in range(len(report["kernels"]))] or [0])
     if report["arena_bytes"] > 1.05 * peak + 64:
         return "memory plan: arena %d bytes, peak of live bytes %d" % (report["arena_bytes"], peak)
+    # Nor more than 25% above what the hungriest single kernel needs at once: its arena inputs,
+    # outputs and scratch.
+    largest = max([sum(t["bytes"] for t in k["inputs"] + k["outputs"]
+                       if t["arena_offset"] is not None) + k.get("scratch_bytes", 0)
+                   for k in report["kernels"]] or [0])
+    if report["arena_bytes"] > 1.25 * largest + 64:
+        return "memory plan: arena %d bytes, largest kernel needs %d" % (report["arena_bytes"],
+                                                                       largest)
     return None
 
 

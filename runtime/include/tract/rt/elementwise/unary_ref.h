@@ -6,6 +6,7 @@
 #pragma once
 
 #include "tract/rt/common.h"
+#include "tract/rt/elementwise/vmath.h"
 
 namespace tract {
 namespace rt {
@@ -50,10 +51,10 @@ template <class T> inline bool is_neg(T x) {
   };
 
 TRACT_RT_FLOAT_UNARY(Sqrt, std::sqrt(v))
-TRACT_RT_FLOAT_UNARY(Exp, std::exp(v))
+TRACT_RT_FLOAT_UNARY(Exp, vm::exp(v))
 TRACT_RT_FLOAT_UNARY(Log, std::log(v))
-TRACT_RT_FLOAT_UNARY(Erf, std::erf(v))
-TRACT_RT_FLOAT_UNARY(Tanh, std::tanh(v))
+TRACT_RT_FLOAT_UNARY(Erf, vm::erf(v))
+TRACT_RT_FLOAT_UNARY(Tanh, vm::tanh(v))
 TRACT_RT_FLOAT_UNARY(Sin, std::sin(v))
 TRACT_RT_FLOAT_UNARY(Cos, std::cos(v))
 TRACT_RT_FLOAT_UNARY(Tan, std::tan(v))
@@ -65,9 +66,8 @@ TRACT_RT_FLOAT_UNARY(Cosh, std::cosh(v))
 TRACT_RT_FLOAT_UNARY(Asinh, std::asinh(v))
 TRACT_RT_FLOAT_UNARY(Acosh, std::acosh(v))
 TRACT_RT_FLOAT_UNARY(Atanh, std::atanh(v))
-// Both branches avoid exp overflow: exp is only taken of a non-positive value.
-TRACT_RT_FLOAT_UNARY(Sigmoid, v >= V(0) ? V(1) / (V(1) + std::exp(-v))
-                                        : std::exp(v) / (V(1) + std::exp(v)))
+// vmath.h: vectorisable float forms, libm for double.
+TRACT_RT_FLOAT_UNARY(Sigmoid, vm::sigmoid(v))
 // log(1 + e^v) without overflow for large v.
 TRACT_RT_FLOAT_UNARY(Softplus, v > V(0) ? v + std::log1p(std::exp(-v))
                                         : std::log1p(std::exp(v)))
@@ -76,15 +76,13 @@ TRACT_RT_FLOAT_UNARY(Softsign, v / (V(1) + std::fabs(v)))
 TRACT_RT_FLOAT_UNARY(Mish, std::tanh(v > V(0) ? v + std::log1p(std::exp(-v))
                                               : std::log1p(std::exp(v))) *
                                v)
-// v * sigmoid(v), from the same overflow-free halves.
-TRACT_RT_FLOAT_UNARY(Silu, v >= V(0) ? v / (V(1) + std::exp(-v))
-                                     : v * std::exp(v) / (V(1) + std::exp(v)))
+TRACT_RT_FLOAT_UNARY(Silu, v * vm::sigmoid(v))
 TRACT_RT_FLOAT_UNARY(Gelu, V(0.5) * v *
-                               (V(1) + std::erf(v * V(0.70710678118654752440))))
+                               (V(1) + vm::erf(v * V(0.70710678118654752440))))
 // Gelu with approximate="tanh" (not in API.md; an addition).
 TRACT_RT_FLOAT_UNARY(GeluTanh,
                      V(0.5) * v *
-                         (V(1) + std::tanh(V(0.79788456080286535588) *
+                         (V(1) + vm::tanh(V(0.79788456080286535588) *
                                            (v + V(0.044715) * v * v * v))))
 // v * clamp(v / 6 + 0.5, 0, 1) (ONNX HardSwish: alpha = 1/6, beta = 0.5).
 TRACT_RT_FLOAT_UNARY(

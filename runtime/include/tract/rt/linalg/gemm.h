@@ -210,7 +210,9 @@ void gemm(int64_t m, int64_t n, int64_t k, const ASrc &a, const BSrc &b,
   float *b_scratch = scratch;
   float *a_scratch =
       scratch + (BSrc::kPacks ? min64(k, KC) * block_cols(m, n, k) : 0);
-  const int64_t nc = block_cols(m, n, k);
+  // A prepacked B needs no column blocks: one pass over all of it per A
+  // block packs A once (not once per block of columns).
+  const int64_t nc = BSrc::kPacks ? block_cols(m, n, k) : round_up(n, NR);
   alignas(64) float tile[MR * NR];
   for (int64_t jc = 0; jc < n; jc += nc) {
     const int64_t nb = min64(nc, n - jc);

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "tract/rt/common.h"
+#include "tract/rt/elementwise/vmath.h"
 
 namespace tract {
 namespace rt {
@@ -31,7 +32,7 @@ inline void softmax_stats(const T *x, T *y, int64_t axis_len, int64_t inner,
     }
   for (int64_t j = 0; j < axis_len; ++j)
     for (int64_t c = 0; c < cols; ++c) {
-      const T e = std::exp(x[j * inner + c] - m[c]);
+      const T e = vm::exp(x[j * inner + c] - m[c]);
       s[c] += e;
       if (store_exp)
         y[j * inner + c] = e;

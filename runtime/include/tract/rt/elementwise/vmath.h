@@ -1,0 +1,124 @@
+// tract runtime: exp, sigmoid, tanh and erf for float, written so that
+// compilers vectorise loops over them (no calls, no branches: every path is
+// computed and the right one selected), at about 1e-7 relative accuracy
+// (a few ulp; test/runtime/test_vmath.cpp sweeps them against libm).
+// Doubles go to libm. NaN in gives NaN out; the infinities and the
+// saturation points behave like libm's.
+//
+// exp:     Cody-Waite reduction x = n ln2 + r, |r| <= ln2/2, Cephes' degree-6
+//          polynomial for e^r, then 2^n built from exponent bits in two
+//          halves (so 2^n with n down to -150 needs no denormal arithmetic).
+// GCC will not vectorise a loop whose body it has split into branches that
+// contain an operation it considers possibly trapping (float -> int and
+// int -> float conversions, under the default -ftrapping-math); every
+// function here is straight-line code with selects only at the end.
+// tanh:    Cephes' odd polynomial for |x| < 0.625, else 1 - 2 / (e^2|x| + 1).
+// erf:     Cephes' odd polynomial for |x| < 0.8 (relative accuracy near 0),
+//          else 1 - erfc with Numerical Recipes' erfc (fractional error
+//          < 1.2e-7).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+
+namespace tract {
+namespace rt {
+namespace vm {
+
+namespace detail {
+inline float from_bits(uint32_t i) {
+  float f;
+  std::memcpy(&f, &i, sizeof f);
+  return f;
+}
+} // namespace detail
+
+inline float exp(float x) {
+  // x = n ln2 + r. Round(x log2e) without a float -> int conversion and
+  // without clamping x first (compilers turn both into branches they will
+  // not vectorise): adding 1.5 * 2^23 leaves round(t) in the low mantissa
+  // bits. Out-of-range x give garbage here and are replaced at the end.
+  const float t = x * 1.44269504088896341f;
+  const float shifted = t + 12582912.0f;
+  uint32_t bits;
+  std::memcpy(&bits, &shifted, sizeof bits);
+  const int32_t n = static_cast<int32_t>(bits - 0x4B400000u);
+#if defined(__FAST_MATH__)
+  const float nf = static_cast<float>(n); // (t + C) - C would fold to t
+#else
+  const float nf = shifted - 12582912.0f; // exact: no int -> float conversion
+#endif
+  float r = x - nf * 0.693359375f;
+  r = r - nf * -2.12194440e-4f;
+  float p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  p = p * r * r + r + 1.0f;
+  // 2^n in two halves, so n down to -150 needs no denormal scale factor;
+  // unsigned arithmetic: garbage n must not be undefined behaviour.
+  const uint32_t n1 = static_cast<uint32_t>(n / 2), n2 = static_cast<uint32_t>(n) - n1;
+  float y = p * detail::from_bits((n1 + 127u) << 23) * detail::from_bits((n2 + 127u) << 23);
+  y = x > 88.7228f ? std::numeric_limits<float>::infinity() : y;
+  y = x < -103.9f ? 0.0f : y;
+  return x == x ? y : x;
+}
+
+inline float sigmoid(float x) { return 1.0f / (1.0f + vm::exp(-x)); }
+
+inline float tanh(float x) {
+  const float a = std::fabs(x);
+  const float z = x * x;
+  float p = -5.70498872745e-3f;
+  p = p * z + 2.06390887954e-2f;
+  p = p * z - 5.37397155531e-2f;
+  p = p * z + 1.33314422036e-1f;
+  p = p * z - 3.33332819422e-1f;
+  const float small = x + x * z * p;
+  const float big = 1.0f - 2.0f / (vm::exp(2.0f * a) + 1.0f);
+  const float signed_big = x < 0.0f ? -big : big;
+  const float y = a < 0.625f ? small : signed_big;
+  return x == x ? y : x;
+}
+
+inline float erf(float x) {
+  const float a = std::fabs(x);
+  const float z = x * x;
+  float p = 7.853861353153693e-5f;
+  p = p * z - 8.010193625184903e-4f;
+  p = p * z + 5.188327685732524e-3f;
+  p = p * z - 2.685381193529856e-2f;
+  p = p * z + 1.128358514861418e-1f;
+  p = p * z - 3.761262582423300e-1f;
+  p = p * z + 1.128379165726710e+0f;
+  const float small = x * p;
+  const float t = 1.0f / (1.0f + 0.5f * a);
+  float q = 0.17087277f;
+  q = q * t - 0.82215223f;
+  q = q * t + 1.48851587f;
+  q = q * t - 1.13520398f;
+  q = q * t + 0.27886807f;
+  q = q * t - 0.18628806f;
+  q = q * t + 0.09678418f;
+  q = q * t + 0.37409196f;
+  q = q * t + 1.00002368f;
+  q = q * t - 1.26551223f;
+  const float erfc = t * vm::exp(-z + q);
+  const float big = 1.0f - erfc;
+  const float signed_big = x < 0.0f ? -big : big;
+  const float y = a < 0.8f ? small : signed_big;
+  return x == x ? y : x;
+}
+
+inline double exp(double x) { return std::exp(x); }
+inline double sigmoid(double x) { return x >= 0 ? 1.0 / (1.0 + std::exp(-x)) : std::exp(x) / (1.0 + std::exp(x)); }
+inline double tanh(double x) { return std::tanh(x); }
+inline double erf(double x) { return std::erf(x); }
+
+} // namespace vm
+} // namespace rt
+} // namespace tract
