@@ -319,12 +319,13 @@ TEST(Parallel, KernelsSplitOverTasksMatchSerial) {
       EXPECT_EQ(serial, parallel) << d.m << "x" << d.n << "x" << d.k << " threads " << threads;
     }
     // A 3x3 conv (im2col views start mid-image) and a depthwise conv.
-    const rt::ConvParams conv = params({2, 2, 5, 12, 1, {13, 11}, {3, 3}, {1, 1}, {1, 1}, {1, 1}});
-    const rt::ConvParams dw = params({2, 2, 6, 6, 6, {13, 11}, {3, 3}, {2, 2}, {1, 1}, {1, 1}});
+    // (Big enough to be split: see kMinParallelWork.)
+    const rt::ConvParams conv = params({2, 2, 16, 24, 1, {40, 38}, {3, 3}, {1, 1}, {1, 1}, {1, 1}});
+    const rt::ConvParams dw = params({2, 2, 32, 32, 32, {64, 62}, {3, 3}, {2, 2}, {1, 1}, {1, 1}});
     for (const rt::ConvParams &p : {conv, dw}) {
       const bool depthwise = rt::conv_is_depthwise(p);
       const int64_t k = p.in_channels / p.groups * 9;
-      const auto x = random_floats(size_t(p.batch * p.in_channels * 13 * 11), 23);
+      const auto x = random_floats(size_t(p.batch * p.in_channels * p.in_size[0] * p.in_size[1]), 23);
       const auto w = random_floats(size_t(p.out_channels * k), 24);
       const size_t ny = size_t(p.batch * p.out_channels * p.out_size[0] * p.out_size[1]);
       const int64_t per = depthwise ? rt::depthwise_scratch_floats(p) : gm::conv_scratch_floats(p, false);

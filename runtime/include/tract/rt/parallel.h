@@ -40,6 +40,10 @@ struct Parallel {
   }
 };
 
+// Below this many multiply-adds a kernel is not split: waking another
+// thread costs a few microseconds, as much as ~100k FMAs at one core's speed.
+constexpr int64_t kMinParallelWork = 200000;
+
 // Runs f(0) ... f(count - 1) through the hook (count <= par.threads), or
 // inline when there is none or only one task.
 template <class F> void run_tasks(const Parallel &par, int64_t count, F &&f) {

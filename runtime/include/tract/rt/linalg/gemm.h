@@ -258,7 +258,8 @@ void gemm_parallel(const Parallel &par, int64_t m, int64_t n, int64_t k, const A
                    const BSrc &b, float *c, int64_t ldc, int64_t c_index0,
                    const float *row_bias, const Epi &epi, float *scratch) {
   const int64_t col_panels = panels(n, NR), row_panels = panels(m, MR);
-  if (!par.parallel_for || par.threads <= 1 || (col_panels < 2 && row_panels < 2)) {
+  if (!par.parallel_for || par.threads <= 1 || (col_panels < 2 && row_panels < 2) ||
+      m * n * k < kMinParallelWork) {
     gemm(m, n, k, a, b, c, ldc, c_index0, row_bias, epi, scratch);
     return;
   }
