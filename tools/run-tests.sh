@@ -49,11 +49,16 @@ add "${lit_pass:-0}" "${lit_fail:-0}"
 [ -z "$lit_pass" ] && add 0 1
 
 echo "== runtime gtest"
-build/bin/tract-runtime-tests --gtest_brief=1 | tee "$log/gtest"
-g_pass=$(grep -Eo '\[  PASSED  \] [0-9]+' "$log/gtest" | grep -Eo '[0-9]+$')
-g_fail=$(grep -Eo '\[  FAILED  \] [0-9]+ test' "$log/gtest" | grep -Eo '[0-9]+' | head -1)
-add "${g_pass:-0}" "${g_fail:-0}"
-[ -z "$g_pass" ] && add 0 1
+# The main suite, then the GEMM tests built again for each x86 instruction
+# set this CPU runs (test/runtime/CMakeLists.txt), so every micro-kernel runs.
+for suite in build/bin/tract-runtime-tests build/bin/tract-gemm-tests-*; do
+  [ -x "$suite" ] || continue
+  "$suite" --gtest_brief=1 | tee "$log/gtest"
+  g_pass=$(grep -Eo '\[  PASSED  \] [0-9]+' "$log/gtest" | grep -Eo '[0-9]+$')
+  g_fail=$(grep -Eo '\[  FAILED  \] [0-9]+ test' "$log/gtest" | grep -Eo '[0-9]+' | head -1)
+  add "${g_pass:-0}" "${g_fail:-0}"
+  [ -z "$g_pass" ] && add 0 1
+done
 
 if [ "$quick" = 0 ]; then
   echo "== end-to-end models (torch export, compile, compare)"

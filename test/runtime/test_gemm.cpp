@@ -60,7 +60,7 @@ struct Dims {
 // Sizes around the tile (8 x 16) and block (MC 128, NC 512, KC 256) edges.
 const Dims kDims[] = {{1, 1, 1},    {8, 16, 1},    {7, 15, 3},   {9, 17, 33},
                       {16, 32, 64}, {1, 100, 300}, {130, 5, 257}, {33, 520, 70},
-                      {129, 513, 513}, {3, 3, 0}};
+                      {129, 513, 513}, {3, 3, 0}, {2, 33, 70}, {10, 40, 5}};
 
 TEST(Gemm, PackedAndStridedOperandsMatchNaive) {
   for (const Dims &d : kDims) {

@@ -231,7 +231,13 @@ void gemm(int64_t m, int64_t n, int64_t k, const ASrc &a, const BSrc &b,
             if (!first) // the partial sums to add: fetch them during the FMAs
               for (int64_t r = 0; r < rows; ++r)
                 __builtin_prefetch(c + (ic + ir + r) * ldc + jc + jr);
-            micro_kernel(kb, apanel, bp.base + (jr / NR) * bp.stride, tile);
+            const float *bpanel = bp.base + (jr / NR) * bp.stride;
+            if (rows == 1)
+              micro_kernel_rows<1>(kb, apanel, bpanel, tile);
+            else if (rows == 2)
+              micro_kernel_rows<2>(kb, apanel, bpanel, tile);
+            else
+              micro_kernel(kb, apanel, bpanel, tile);
             const int64_t row0 = ic + ir, col0 = jc + jr;
             if (cols == NR)
               finish_tile<NR>(tile, rows, NR, c + row0 * ldc + col0, ldc,

@@ -208,6 +208,29 @@ inline void micro_kernel(int64_t kb, const float *a, const float *b,
 }
 #endif
 
+// Rows 0..R-1 of the tile only, for a matrix with fewer rows than a panel
+// (an input vector: a fully connected layer at batch 1), where the 8-row
+// kernel would spend 8/R of its multiply-adds on zero rows. Four partial
+// sums over p hide the FMA latency; plain loops the compiler vectorises over
+// the 16 columns on every target.
+template <int R>
+inline void micro_kernel_rows(int64_t kb, const float *a, const float *b, float *tile) {
+  float acc[4][R][NR] = {};
+  int64_t p = 0;
+  for (; p + 4 <= kb; p += 4)
+    for (int u = 0; u < 4; ++u)
+      for (int i = 0; i < R; ++i)
+        for (int64_t j = 0; j < NR; ++j)
+          acc[u][i][j] += a[(p + u) * MR + i] * b[(p + u) * NR + j];
+  for (; p < kb; ++p)
+    for (int i = 0; i < R; ++i)
+      for (int64_t j = 0; j < NR; ++j)
+        acc[0][i][j] += a[p * MR + i] * b[p * NR + j];
+  for (int i = 0; i < R; ++i)
+    for (int64_t j = 0; j < NR; ++j)
+      tile[i * NR + j] = (acc[0][i][j] + acc[1][i][j]) + (acc[2][i][j] + acc[3][i][j]);
+}
+
 } // namespace gemm
 } // namespace rt
 } // namespace tract
