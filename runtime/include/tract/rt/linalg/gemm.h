@@ -15,7 +15,7 @@
 // Partial sums of earlier K blocks are read back from C; the bias and the
 // epilogue run once, on the last K block, on the tile before it is stored.
 //
-// The epilogue is a functor `void(float *row, int64_t index, Count count)`
+// The epilogue is a functor `void(float *row, int64_t index, int64_t count)`
 // that rewrites `count` values of one tile row in place; `index` is the flat
 // position of row[0] in the output (c_index0 + row * ldc + column), which is
 // how fused element-wise ops find their other operands.
