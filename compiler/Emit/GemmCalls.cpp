@@ -15,17 +15,6 @@
 using namespace mlir;
 using namespace mlir::tract;
 
-namespace {
-
-std::string four(const int64_t *v) { return fmt::format("{{{}, {}, {}, {}}}", v[0], v[1], v[2], v[3]); }
-
-std::string array(const char *name, ArrayRef<int64_t> values) {
-  if (values.empty())
-    return "";
-  return fmt::format("static constexpr int64_t {}[] = {{{}}};", name, fmt::join(values, ", "));
-}
-
-} // namespace
 
 bool mlir::tract::emitsGemm(Operation *top) {
   auto algorithm = top->getAttrOfType<StringAttr>(kAlgorithmAttr);
@@ -40,10 +29,7 @@ LogicalResult mlir::tract::buildGemmCall(Operation *top, StringRef epilogue, Ker
   auto result = cast<RankedTensorType>(anchor->getResult(0).getType());
   if (auto conv = dyn_cast<ConvOp>(anchor)) {
     ::tract::rt::ConvParams p = convParamsOf(conv);
-    call.lines.push_back(fmt::format(
-        "static constexpr tract::rt::ConvParams p = {{{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}}};",
-        p.spatial_rank, p.batch, p.in_channels, p.out_channels, p.groups, four(p.in_size),
-        four(p.out_size), four(p.kernel), four(p.stride), four(p.dilation), four(p.pad_begin)));
+    call.lines.push_back(convParamsDecl(p));
     auto algorithm = top->getAttrOfType<StringAttr>(kAlgorithmAttr).getValue();
     if (algorithm == "depthwise")
       call.lines.push_back(fmt::format("tract::rt::conv_depthwise(in0, in1, {}, out0, p, {}, {}, par);",
@@ -58,13 +44,9 @@ LogicalResult mlir::tract::buildGemmCall(Operation *top, StringRef epilogue, Ker
   }
   auto mm = cast<MatMulOp>(anchor);
   MatMulGeometry g = matMulGeometry(mm, packed);
-  std::string batch = "nullptr", sa = "nullptr", sb = "nullptr";
-  if (!g.batch.empty()) {
-    call.lines.push_back(array("kBatch", g.batch));
-    call.lines.push_back(array("kBatchStridesA", g.aBatchStrides));
-    call.lines.push_back(array("kBatchStridesB", g.bBatchStrides));
-    batch = "kBatch", sa = "kBatchStridesA", sb = "kBatchStridesB";
-  }
+  std::string batch = declareArray(call, "kBatch", g.batch);
+  std::string sa = declareArray(call, "kBatchStridesA", g.aBatchStrides);
+  std::string sb = declareArray(call, "kBatchStridesB", g.bBatchStrides);
   call.lines.push_back(fmt::format(
       "tract::rt::gemm::matmul_f32(in0, in1, {}, out0, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, "
       "{}, {}, par);",

@@ -72,11 +72,7 @@ struct Body {
   /// Declares a constexpr array and returns the expression to pass for it
   /// (nullptr when empty: zero-length arrays are not C++).
   std::string array(StringRef name, ArrayRef<int64_t> values) {
-    if (values.empty())
-      return "nullptr";
-    call.lines.push_back(
-        fmt::format("static constexpr int64_t {}[] = {{{}}};", name.str(), joined(values)));
-    return name.str();
+    return declareArray(call, name, values);
   }
   void line(std::string s) { call.lines.push_back(std::move(s)); }
 };
@@ -218,15 +214,22 @@ std::string four(ArrayRef<int64_t> v) {
 
 std::string convParams(RankedTensorType x, RankedTensorType w, RankedTensorType y,
                        int64_t group, ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
-                       ArrayRef<int64_t> pads, bool transposed) {
-  int64_t spatial = x.getRank() - 2;
-  return fmt::format(
-      "static constexpr tract::rt::ConvParams p = {{{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}}};",
-      spatial, x.getDimSize(0), x.getDimSize(1), y.getDimSize(1), group,
-      four(x.getShape().drop_front(2)), four(y.getShape().drop_front(2)),
-      four(w.getShape().drop_front(2)), four(strides), four(dilations),
-      four(pads.take_front(spatial)));
-  (void)transposed;
+                       ArrayRef<int64_t> pads) {
+  ::tract::rt::ConvParams p{};
+  p.spatial_rank = static_cast<int>(x.getRank() - 2);
+  p.batch = x.getDimSize(0);
+  p.in_channels = x.getDimSize(1);
+  p.out_channels = y.getDimSize(1);
+  p.groups = group;
+  for (int d = 0; d < p.spatial_rank && d < 4; ++d) {
+    p.in_size[d] = x.getDimSize(2 + d);
+    p.out_size[d] = y.getDimSize(2 + d);
+    p.kernel[d] = w.getDimSize(2 + d);
+    p.stride[d] = strides[d];
+    p.dilation[d] = dilations[d];
+    p.pad_begin[d] = pads[d];
+  }
+  return convParamsDecl(p);
 }
 
 // Index into a kernel input of shape `in` for output element `i` of shape
@@ -375,6 +378,22 @@ LogicalResult buildFusedKernel(KernelOp kernel, KernelCall &call) {
 
 } // namespace
 
+std::string mlir::tract::declareArray(KernelCall &call, StringRef name, ArrayRef<int64_t> values) {
+  if (values.empty())
+    return "nullptr";
+  call.lines.push_back(
+      fmt::format("static constexpr int64_t {}[] = {{{}}};", name.str(), joined(values)));
+  return name.str();
+}
+
+std::string mlir::tract::convParamsDecl(const ::tract::rt::ConvParams &p) {
+  auto four = [](const int64_t *v) { return fmt::format("{{{}, {}, {}, {}}}", v[0], v[1], v[2], v[3]); };
+  return fmt::format(
+      "static constexpr tract::rt::ConvParams p = {{{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}}};",
+      p.spatial_rank, p.batch, p.in_channels, p.out_channels, p.groups, four(p.in_size),
+      four(p.out_size), four(p.kernel), four(p.stride), four(p.dilation), four(p.pad_begin));
+}
+
 LogicalResult mlir::tract::buildKernelCall(Operation *op, KernelCall &call) {
   if (auto kernel = dyn_cast<KernelOp>(op))
     return buildFusedKernel(kernel, call);
@@ -450,14 +469,14 @@ LogicalResult mlir::tract::buildKernelCall(Operation *op, KernelCall &call) {
       })
       .Case([&](ConvOp c) {
         auto x = typeOf(c.getInput()), w = typeOf(c.getWeight());
-        b.line(convParams(x, w, result, c.getGroup(), c.getStrides(), c.getDilations(), c.getPads(), false));
+        b.line(convParams(x, w, result, c.getGroup(), c.getStrides(), c.getDilations(), c.getPads()));
         b.line(fmt::format("tract::rt::conv(in0, in1, {}, out0, p);", c.getBias() ? "in2" : "nullptr"));
         call.flops = 2 * n * product(w.getShape().drop_front(1));
         return success();
       })
       .Case([&](ConvTransposeOp c) {
         auto x = typeOf(c.getInput()), w = typeOf(c.getWeight());
-        b.line(convParams(x, w, result, c.getGroup(), c.getStrides(), c.getDilations(), c.getPads(), true));
+        b.line(convParams(x, w, result, c.getGroup(), c.getStrides(), c.getDilations(), c.getPads()));
         b.line(fmt::format("tract::rt::conv_transpose(in0, in1, {}, out0, p);", c.getBias() ? "in2" : "nullptr"));
         call.flops = 2 * x.getNumElements() * product(w.getShape().drop_front(1));
         return success();

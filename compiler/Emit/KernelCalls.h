@@ -11,6 +11,8 @@
 
 #include "mlir/IR/Operation.h"
 
+#include "tract/rt/nn/conv_ref.h"
+
 #include <string>
 #include <vector>
 
@@ -30,6 +32,13 @@ std::string cppElementType(Type elementType);
 std::string cppLiteral(double value, Type elementType);
 
 LogicalResult buildKernelCall(Operation *op, KernelCall &call);
+
+/// Adds `static constexpr int64_t NAME[] = {...};` to the kernel's body and
+/// returns the expression to pass for it ("nullptr" when empty: zero-length
+/// arrays are not C++).
+std::string declareArray(KernelCall &call, llvm::StringRef name, ArrayRef<int64_t> values);
+/// `static constexpr tract::rt::ConvParams p = {...};`
+std::string convParamsDecl(const ::tract::rt::ConvParams &p);
 
 /// Whether `top` runs on a runtime kernel that takes an epilogue: the GEMM
 /// or the depthwise conv (tract-choose-kernels chose so).

@@ -207,12 +207,11 @@ void gemm(int64_t m, int64_t n, int64_t k, const ASrc &a, const BSrc &b,
           const Epi &epi, float *scratch) {
   if (m <= 0 || n <= 0)
     return;
-  float *b_scratch = scratch;
-  float *a_scratch =
-      scratch + (BSrc::kPacks ? min64(k, KC) * block_cols(m, n, k) : 0);
   // A prepacked B needs no column blocks: one pass over all of it per A
   // block packs A once (not once per block of columns).
   const int64_t nc = BSrc::kPacks ? block_cols(m, n, k) : round_up(n, NR);
+  float *b_scratch = scratch;
+  float *a_scratch = scratch + (BSrc::kPacks ? min64(k, KC) * nc : 0);
   alignas(64) float tile[MR * NR];
   for (int64_t jc = 0; jc < n; jc += nc) {
     const int64_t nb = min64(nc, n - jc);

@@ -9,6 +9,7 @@
 #pragma once
 
 #include "tract/rt/linalg/gemm.h"
+#include "tract/rt/linalg/matmul_ref.h"
 
 namespace tract {
 namespace rt {
@@ -28,20 +29,16 @@ void matmul_f32(const float *a, const float *b, bool b_packed, float *c,
                 const Parallel &par = Parallel{}) {
   if (m <= 0 || n <= 0)
     return;
-  const int64_t *st[2] = {a_batch_strides, b_batch_strides};
-  detail::for_each_row<2>(
-      batch_shape, batch_rank, st,
-      [&](int64_t pos, const int64_t *off, int64_t len, const int64_t *inc) {
-        for (int64_t i = 0; i < len; ++i) {
-          const StridedA as{a + off[0] + i * inc[0], a_rs, a_cs};
-          const int64_t c0 = (pos + i) * m * n;
-          if (b_packed)
-            gemm_parallel(par, m, n, k, as, PackedB{b, k}, c + c0, n, c0, nullptr, epi,
-                          scratch);
-          else
-            gemm_parallel(par, m, n, k, as, StridedB{b + off[1] + i * inc[1], b_rs, b_cs},
-                          c + c0, n, c0, nullptr, epi, scratch);
-        }
+  detail::for_each_matrix(
+      batch_rank, batch_shape, a_batch_strides, b_batch_strides,
+      [&](int64_t batch, int64_t a_off, int64_t b_off) {
+        const StridedA as{a + a_off, a_rs, a_cs};
+        const int64_t c0 = batch * m * n;
+        if (b_packed)
+          gemm_parallel(par, m, n, k, as, PackedB{b, k}, c + c0, n, c0, nullptr, epi, scratch);
+        else
+          gemm_parallel(par, m, n, k, as, StridedB{b + b_off, b_rs, b_cs}, c + c0, n, c0,
+                        nullptr, epi, scratch);
       });
 }
 

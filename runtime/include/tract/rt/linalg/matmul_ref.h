@@ -72,6 +72,21 @@ inline void gemm_ref(const T *a, const T *b, T *c, int64_t m, int64_t n,
   }
 }
 
+// Calls f(batch, a_offset, b_offset) for every matrix of a batched matmul
+// (batch = the flat index of the output matrix), offsets from the batch
+// strides (0 = broadcast). Shared by every matmul kernel.
+template <class F>
+inline void for_each_matrix(int batch_rank, const int64_t *batch_shape,
+                            const int64_t *a_batch_strides,
+                            const int64_t *b_batch_strides, F &&f) {
+  const int64_t *st[2] = {a_batch_strides, b_batch_strides};
+  for_each_row<2>(batch_shape, batch_rank, st,
+                  [&](int64_t pos, const int64_t *off, int64_t len, const int64_t *inc) {
+                    for (int64_t i = 0; i < len; ++i)
+                      f(pos + i, off[0] + i * inc[0], off[1] + i * inc[1]);
+                  });
+}
+
 } // namespace detail
 
 // c[batch..., i, j] = sum_p A(i, p) * B(p, j) with
@@ -85,15 +100,11 @@ void matmul(const T *a, const T *b, T *c, int batch_rank,
             int64_t a_rs, int64_t a_cs, int64_t b_rs, int64_t b_cs) {
   if (m <= 0 || n <= 0)
     return;
-  const int64_t *st[2] = {a_batch_strides, b_batch_strides};
-  detail::for_each_row<2>(
-      batch_shape, batch_rank, st,
-      [&](int64_t pos, const int64_t *off, int64_t len, const int64_t *inc) {
-        for (int64_t i = 0; i < len; ++i)
-          detail::gemm_ref(a + off[0] + i * inc[0], b + off[1] + i * inc[1],
-                           c + (pos + i) * m * n, m, n, k, a_rs, a_cs, b_rs,
-                           b_cs);
-      });
+  detail::for_each_matrix(batch_rank, batch_shape, a_batch_strides, b_batch_strides,
+                          [&](int64_t batch, int64_t a_off, int64_t b_off) {
+                            detail::gemm_ref(a + a_off, b + b_off, c + batch * m * n, m, n,
+                                             k, a_rs, a_cs, b_rs, b_cs);
+                          });
 }
 
 } // namespace rt

@@ -160,8 +160,8 @@ void conv_depthwise(const float *x, const float *w, const float *bias, float *y,
                     const ConvParams &p, const Epi &epi, float *scratch,
                     const Parallel &par = Parallel{}) {
   const int64_t groups = p.groups;
-  const int64_t work = p.batch * p.out_channels * detail::conv4(p).out_plane *
-                       detail::conv4(p).ker_vol;
+  const detail::Conv4 q = detail::conv4(p);
+  const int64_t work = p.batch * p.out_channels * q.out_plane * q.ker_vol;
   const int64_t tasks =
       par.parallel_for && work >= kMinParallelWork ? min_of(par.threads, groups) : 1;
   run_tasks(par, tasks, [&](int64_t t) {
