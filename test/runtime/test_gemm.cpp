@@ -253,6 +253,13 @@ TEST(ConvDepthwise, MatchesReferenceConvWithEpilogue) {
       {2, 1, 3, 3, 3, {10, 10}, {3, 3}, {1, 1}, {2, 2}, {2, 2}},     // dilation
       {2, 1, 5, 5, 5, {7, 9}, {3, 1}, {2, 1}, {1, 1}, {0, 0}},       // no padding, 3x1
       {1, 1, 4, 4, 4, {33, 1}, {7, 1}, {1, 1}, {1, 1}, {3, 0}},      // 1-d
+      // Phase planes: strides 2 and 3 with dilation, unequal strides, a
+      // kernel over 5x5 (the per-tap path), padding wider than the stride.
+      {2, 1, 3, 3, 3, {15, 14}, {3, 3}, {2, 2}, {2, 2}, {2, 2}},
+      {2, 1, 2, 4, 2, {17, 16}, {5, 5}, {3, 3}, {1, 1}, {2, 3}},
+      {2, 1, 3, 3, 3, {11, 12}, {3, 3}, {2, 1}, {1, 1}, {1, 1}},
+      {2, 1, 2, 2, 2, {12, 12}, {7, 7}, {2, 2}, {1, 1}, {3, 3}},
+      {2, 1, 16, 16, 16, {7, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
   };
   for (const ConvGeom &g : cases) {
     const rt::ConvParams p = params(g);

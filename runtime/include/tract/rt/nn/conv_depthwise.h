@@ -2,14 +2,17 @@
 // and 2-d, with a fused epilogue.
 //
 // A depthwise conv has K = kernel taps per output (9 for 3x3): as a GEMM it
-// would be all packing and no reuse. Each channel's input plane is first
-// copied into scratch with its zero padding around it, so no tap needs a
-// bounds check. Stride 1: the outputs are computed over the padded width
-// (a few wasted columns per row), which makes every tap ONE long contiguous
-// axpy over the whole plane (y[e] += w * P[e + tap offset]); planes of 7x7
-// to 112x112 then vectorise fully. Other strides: per output row, one
-// strided axpy per tap. The epilogue (gemm.h's contract) runs on each row
-// of the result while it is in L1.
+// would be all packing and no reuse. Instead each input channel is copied
+// into scratch, zero padding included, split into stride_h x stride_w
+// "phase" planes: phase (a, b) holds the padded plane's rows a, a + sh, ...
+// and columns b, b + sw, ... Every tap of every output then reads its phase
+// plane at (oh + kh*dh/sh, ow + kw*dw/sw): with the outputs computed over the
+// phase width (a few wasted columns per row), each tap is ONE contiguous
+// axpy over the whole output grid, whatever the stride. The grid is
+// accumulated 64 outputs at a time in four independent vector registers
+// (one chain would wait on the FMA latency every tap), then its valid
+// columns are copied out and the epilogue (gemm.h's contract) runs once on
+// the channel's whole output plane.
 #pragma once
 
 #include "tract/rt/linalg/gemm.h"
@@ -20,11 +23,11 @@
 namespace tract {
 namespace rt {
 
-// The shapes conv_depthwise handles: one input channel per group, at most two
-// spatial dims (Conv4 puts them last).
 constexpr int64_t max_of(int64_t a, int64_t b) { return a < b ? b : a; }
 constexpr int64_t min_of(int64_t a, int64_t b) { return a < b ? a : b; }
 
+// The shapes conv_depthwise handles: one input channel per group, at most two
+// spatial dims (Conv4 puts them last).
 inline bool conv_is_depthwise(const ConvParams &p) {
   const detail::Conv4 q = detail::conv4(p);
   return p.groups > 1 && p.groups == p.in_channels && p.out_channels % p.groups == 0 &&
@@ -32,36 +35,133 @@ inline bool conv_is_depthwise(const ConvParams &p) {
          q.in[1] == 1;
 }
 
-// Kernels up to 5x5 accumulate in registers (their weights, broadcast, stay
-// in registers too); larger ones take the per-tap loop.
+// Kernels up to 5x5 take the register-blocked loop; larger ones a per-tap
+// loop over L1-sized chunks.
 constexpr int64_t kMaxRegisterTaps = 25;
+// Outputs per step of the register-blocked loop: 4 x 16 floats.
+constexpr int64_t kDepthwiseStep = 64;
 
 struct DepthwiseGeometry {
-  int64_t ph, pw;   // padded input plane
-  int64_t grid_w;   // row stride of the stride-1 accumulation grid
+  int64_t phase_h, phase_w; // one phase plane; phase_w is also the grid's row stride
+  int64_t phases;           // stride_h * stride_w
+  int64_t grid;             // grid floats: out_h * phase_w, rounded up to a step
+  int64_t slack;            // readable floats after the last phase plane
 };
 
 inline DepthwiseGeometry depthwise_geometry(const ConvParams &p) {
   const detail::Conv4 q = detail::conv4(p);
   DepthwiseGeometry g;
-  // Tall and wide enough for every tap of every output, and for the
-  // stride-1 grid's wasted columns (which read up to the row's end).
-  g.ph = max_of(q.in[2] + q.pad[2], (q.out[2] - 1) * q.st[2] + (q.ker[2] - 1) * q.dil[2] + 1);
-  g.pw = max_of(q.in[3] + q.pad[3], (q.out[3] - 1) * q.st[3] + (q.ker[3] - 1) * q.dil[3] + 1);
-  g.grid_w = g.pw;
+  g.phase_h = q.out[2] + (q.ker[2] - 1) * q.dil[2] / q.st[2];
+  g.phase_w = q.out[3] + (q.ker[3] - 1) * q.dil[3] / q.st[3];
+  g.phases = q.st[2] * q.st[3];
+  g.grid = (q.out[2] * g.phase_w + kDepthwiseStep - 1) / kDepthwiseStep * kDepthwiseStep;
+  // The last step and the wasted columns read up to one row and one step
+  // past the last phase plane (values never copied out).
+  g.slack = g.phase_w + kDepthwiseStep;
   return g;
 }
 
-// Scratch floats conv_depthwise needs: the padded plane, plus the stride-1
-// accumulation grid (one extra row: the last row's wasted columns).
+// Scratch floats conv_depthwise needs: the phase planes and the grid.
 inline int64_t depthwise_scratch_floats(const ConvParams &p) {
-  const detail::Conv4 q = detail::conv4(p);
   const DepthwiseGeometry g = depthwise_geometry(p);
-  // The register-blocked stride-1 loop runs over n rounded up to 16, so both
-  // buffers get 16 floats of slack (padded: one extra row + 16).
-  return (g.ph + 1) * g.pw + 16 +
-         (q.st[3] == 1 && q.st[2] == 1 ? q.out[2] * g.grid_w + 16 : 0);
+  return g.phases * g.phase_h * g.phase_w + g.slack + g.grid;
 }
+
+namespace detail {
+
+// Writes one input plane into the phase planes' interior. The positions it
+// writes are the same for every channel, so the zero padding written once
+// per call stays.
+inline void fill_phases(const float *plane, const Conv4 &q, const DepthwiseGeometry &g,
+                        float *phases) {
+  const int64_t sh = q.st[2], sw = q.st[3];
+  for (int64_t ih = 0; ih < q.in[2]; ++ih) {
+    const int64_t r = ih + q.pad[2], i = r / sh;
+    if (i >= g.phase_h)
+      break; // rows below the last tap of the last output
+    float *dst_row = phases + (r % sh) * sw * g.phase_h * g.phase_w + i * g.phase_w;
+    const float *src = plane + ih * q.in[3];
+    if (sw == 1) {
+      const int64_t n = min_of(q.in[3], g.phase_w - q.pad[3]);
+      if (n > 0)
+        std::memcpy(dst_row + q.pad[3], src, sizeof(float) * static_cast<size_t>(n));
+      continue;
+    }
+    // Column phase b takes input columns iw0, iw0 + sw, ... into its
+    // columns j0, j0 + 1, ... (no division per element).
+    for (int64_t b = 0; b < sw; ++b) {
+      const int64_t iw0 = ((b - q.pad[3]) % sw + sw) % sw;
+      const int64_t j0 = (iw0 + q.pad[3]) / sw;
+      const int64_t n = min_of((q.in[3] - iw0 + sw - 1) / sw, g.phase_w - j0);
+      float *dst = dst_row + b * g.phase_h * g.phase_w + j0;
+      for (int64_t k = 0; k < n; ++k)
+        dst[k] = src[iw0 + k * sw];
+    }
+  }
+}
+
+// Where tap t of the kernel reads, relative to its output's grid position.
+inline int64_t depthwise_tap_offset(const Conv4 &q, const DepthwiseGeometry &g, int64_t t) {
+  const int64_t rh = (t / q.ker[3]) * q.dil[2], rw = (t % q.ker[3]) * q.dil[3];
+  const int64_t phase = (rh % q.st[2]) * q.st[3] + rw % q.st[3];
+  return phase * g.phase_h * g.phase_w + rh / q.st[2] * g.phase_w + rw / q.st[3];
+}
+
+// grid[e] = b0 + sum_t w[t] * phases[tap_offset(t) + e] for e < n rounded up
+// to a step.
+inline void depthwise_grid(const float *phases, const Conv4 &q, const DepthwiseGeometry &g,
+                           const float *w, float b0, float *grid, int64_t n) {
+  const int64_t taps = q.ker[2] * q.ker[3];
+#if defined(__GNUC__)
+  if (taps <= kMaxRegisterTaps) {
+    // Four independent accumulators of 16 (GCC/clang vector extensions: one
+    // AVX-512 register, two AVX ones, four NEON ones per v16). (Blocking
+    // four output rows so each input vector feeds several rows measured no
+    // faster: GCC folds the loads back into the FMAs.)
+    typedef float v16 __attribute__((vector_size(64)));
+    int64_t off[kMaxRegisterTaps];
+    for (int64_t t = 0; t < taps; ++t)
+      off[t] = depthwise_tap_offset(q, g, t);
+    for (int64_t e0 = 0; e0 < n; e0 += kDepthwiseStep) {
+      v16 a0 = v16{} + b0, a1 = a0, a2 = a0, a3 = a0;
+      for (int64_t t = 0; t < taps; ++t) {
+        const float *s = phases + off[t] + e0;
+        const v16 wt = v16{} + w[t];
+        v16 i0, i1, i2, i3;
+        std::memcpy(&i0, s, sizeof i0);
+        std::memcpy(&i1, s + 16, sizeof i1);
+        std::memcpy(&i2, s + 32, sizeof i2);
+        std::memcpy(&i3, s + 48, sizeof i3);
+        a0 += wt * i0;
+        a1 += wt * i1;
+        a2 += wt * i2;
+        a3 += wt * i3;
+      }
+      std::memcpy(grid + e0, &a0, sizeof a0);
+      std::memcpy(grid + e0 + 16, &a1, sizeof a1);
+      std::memcpy(grid + e0 + 32, &a2, sizeof a2);
+      std::memcpy(grid + e0 + 48, &a3, sizeof a3);
+    }
+    return;
+  }
+#endif
+  // Larger kernels (and compilers without vector extensions): one tap at a
+  // time over chunks of 1024 outputs, so a chunk stays in L1 across taps.
+  for (int64_t e0 = 0; e0 < n; e0 += 1024) {
+    const int64_t en = min_of(1024, n - e0);
+    float *chunk = grid + e0;
+    for (int64_t e = 0; e < en; ++e)
+      chunk[e] = b0;
+    for (int64_t t = 0; t < taps; ++t) {
+      const float w_t = w[t];
+      const float *src = phases + depthwise_tap_offset(q, g, t) + e0;
+      for (int64_t e = 0; e < en; ++e)
+        chunk[e] += w_t * src[e];
+    }
+  }
+}
+
+} // namespace detail
 
 // Input channels [g0, g1) of every image, with `scratch` its own.
 template <class Epi>
@@ -70,86 +170,30 @@ void conv_depthwise_groups(const float *x, const float *w, const float *bias, fl
                            int64_t g1) {
   const detail::Conv4 q = detail::conv4(p);
   const DepthwiseGeometry g = depthwise_geometry(p);
-  const int64_t ih_n = q.in[2], iw_n = q.in[3], oh_n = q.out[2], ow_n = q.out[3];
-  const int64_t kh_n = q.ker[2], kw_n = q.ker[3], sh = q.st[2], sw = q.st[3];
-  const int64_t dh = q.dil[2], dw = q.dil[3];
-  const int64_t multiplier = p.out_channels / p.groups;
-  float *padded = scratch;
-  float *grid = scratch + (g.ph + 1) * g.pw + 16;
-  const bool unit_stride = sh == 1 && sw == 1;
-  for (int64_t i = 0; i < (g.ph + 1) * g.pw + 16; ++i)
-    padded[i] = 0.0f;
+  const int64_t oh_n = q.out[2], ow_n = q.out[3];
+  const int64_t taps = q.ker[2] * q.ker[3], multiplier = p.out_channels / p.groups;
+  const int64_t phase_floats = g.phase_h * g.phase_w;
+  float *phases = scratch;
+  float *grid = scratch + g.phases * phase_floats + g.slack;
+  for (int64_t i = 0; i < g.phases * phase_floats + g.slack; ++i)
+    phases[i] = 0.0f;
+  const int64_t n = oh_n * g.phase_w;
   for (int64_t b = 0; b < p.batch; ++b)
     for (int64_t oc = g0 * multiplier; oc < g1 * multiplier; ++oc) {
-      if (oc % multiplier == 0) { // a new input channel: fill the interior
-        const float *plane = x + (b * p.in_channels + oc / multiplier) * q.in_plane;
-        for (int64_t ih = 0; ih < ih_n; ++ih)
-          std::memcpy(padded + (ih + q.pad[2]) * g.pw + q.pad[3], plane + ih * iw_n,
-                      sizeof(float) * static_cast<size_t>(iw_n));
-      }
-      const float *wc = w + oc * kh_n * kw_n;
+      if (oc % multiplier == 0)
+        detail::fill_phases(x + (b * p.in_channels + oc / multiplier) * q.in_plane, q, g, phases);
+      const float *wc = w + oc * taps;
       const float b0 = bias ? bias[oc] : 0.0f;
+      detail::depthwise_grid(phases, q, g, wc, b0, grid, n);
       const int64_t y0 = (b * p.out_channels + oc) * q.out_plane;
-      if (unit_stride) {
-        const int64_t n = oh_n * g.grid_w, taps = kh_n * kw_n;
-#if defined(__GNUC__)
-        if (taps <= kMaxRegisterTaps) {
-          // 16 outputs in one vector register, every tap accumulated into it
-          // before the single store (GCC/clang vector extensions: one AVX-512
-          // register, two AVX ones, four NEON ones).
-          typedef float v16 __attribute__((vector_size(64)));
-          int64_t off[kMaxRegisterTaps];
-          v16 wv[kMaxRegisterTaps];
-          for (int64_t t = 0; t < taps; ++t) {
-            off[t] = (t / kw_n) * dh * g.pw + (t % kw_n) * dw;
-            wv[t] = v16{} + wc[t];
-          }
-          for (int64_t e0 = 0; e0 < n; e0 += 16) {
-            v16 acc = v16{} + b0;
-            for (int64_t t = 0; t < taps; ++t) {
-              v16 in;
-              std::memcpy(&in, padded + off[t] + e0, sizeof in);
-              acc += wv[t] * in;
-            }
-            std::memcpy(grid + e0, &acc, sizeof acc);
-          }
-        } else
-#endif
-        {
-          // In chunks of 1024 outputs, so a chunk stays in L1 across taps.
-          for (int64_t e0 = 0; e0 < n; e0 += 1024) {
-            const int64_t en = min_of(1024, n - e0);
-            float *chunk = grid + e0;
-            for (int64_t e = 0; e < en; ++e)
-              chunk[e] = b0;
-            for (int64_t t = 0; t < taps; ++t) {
-              const float w_t = wc[t];
-              const float *src = padded + (t / kw_n) * dh * g.pw + (t % kw_n) * dw + e0;
-              for (int64_t e = 0; e < en; ++e)
-                chunk[e] += w_t * src[e];
-            }
-          }
-        }
-        for (int64_t oh = 0; oh < oh_n; ++oh) {
-          float *row = y + y0 + oh * ow_n;
-          std::memcpy(row, grid + oh * g.grid_w, sizeof(float) * static_cast<size_t>(ow_n));
-          epi(row, y0 + oh * ow_n, gemm::opaque(ow_n));
-        }
-        continue;
-      }
-      for (int64_t oh = 0; oh < oh_n; ++oh) {
-        float *row = y + y0 + oh * ow_n;
-        for (int64_t ow = 0; ow < ow_n; ++ow)
-          row[ow] = b0;
-        for (int64_t kh = 0; kh < kh_n; ++kh)
-          for (int64_t kw = 0; kw < kw_n; ++kw) {
-            const float wv = wc[kh * kw_n + kw];
-            const float *src = padded + (oh * sh + kh * dh) * g.pw + kw * dw;
-            for (int64_t ow = 0; ow < ow_n; ++ow)
-              row[ow] += wv * src[ow * sw];
-          }
-        epi(row, y0 + oh * ow_n, gemm::opaque(ow_n));
-      }
+      float *out = y + y0;
+      if (g.phase_w == ow_n)
+        std::memcpy(out, grid, sizeof(float) * static_cast<size_t>(q.out_plane));
+      else
+        for (int64_t oh = 0; oh < oh_n; ++oh)
+          std::memcpy(out + oh * ow_n, grid + oh * g.phase_w,
+                      sizeof(float) * static_cast<size_t>(ow_n));
+      epi(out, y0, gemm::opaque(q.out_plane));
     }
 }
 
