@@ -7,6 +7,10 @@
 //     weights as A, packed at compile time; a 1x1 stride-1 unpadded conv
 //     reads its input directly as B ("gemm_pointwise"), any other gathers
 //     its taps into B panels one block at a time ("im2col_gemm").
+//   - a 3x3 stride-1 conv with constant weights: Winograd F(4x4,3x3) or
+//     F(2x2,3x3) ("winograd_f4", "winograd_f2") when the runtime's cost model
+//     (conv_winograd.h) says it beats im2col; its weights are transformed
+//     and packed at compile time.
 //   - depthwise convs (groups, one input channel each; 1-d or 2-d): their
 //     own row-wise kernel with the same epilogue contract ("depthwise"); as
 //     a GEMM they would have M = 1 or 2. Other shapes of them stay on the
@@ -24,6 +28,7 @@
 #include "tract/rt/linalg/matmul_gemm.h"
 #include "tract/rt/nn/conv_depthwise.h"
 #include "tract/rt/nn/conv_gemm.h"
+#include "tract/rt/nn/conv_winograd.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -63,8 +68,10 @@ std::string packKey(Operation *top) {
     if (!convUsesGemm(conv))
       return "";
     auto w = typeOf(conv.getWeight());
-    return fmt::format("conv {} {} {}", w.getDimSize(0), conv.getGroup(),
-                       w.getNumElements() / w.getDimSize(0));
+    // Winograd transforms the weights for its tile size: a different packing.
+    return fmt::format("conv {} {} {} winograd {}", w.getDimSize(0), conv.getGroup(),
+                       w.getNumElements() / w.getDimSize(0),
+                       ::tract::rt::winograd::choose_tile(convParamsOf(conv)));
   }
   auto mm = cast<MatMulOp>(anchor);
   if (!allF32(mm) || typeOf(mm.getRhs()).getRank() != 2)
@@ -107,8 +114,17 @@ struct ChooseKernels : impl::TractChooseKernelsPassBase<ChooseKernels> {
         } else {
           packed = weightsPackable(&top);
           ::tract::rt::ConvParams p = convParamsOf(conv);
-          algorithm = gm::conv_is_pointwise(p) ? "gemm_pointwise" : "im2col_gemm";
-          scratchFloats = gm::conv_scratch_floats(p, packed);
+          int tile = packed ? ::tract::rt::winograd::choose_tile(p) : 0;
+          if (tile == 4) {
+            algorithm = "winograd_f4";
+            scratchFloats = ::tract::rt::winograd::scratch_floats<4>(p);
+          } else if (tile == 2) {
+            algorithm = "winograd_f2";
+            scratchFloats = ::tract::rt::winograd::scratch_floats<2>(p);
+          } else {
+            algorithm = gm::conv_is_pointwise(p) ? "gemm_pointwise" : "im2col_gemm";
+            scratchFloats = gm::conv_scratch_floats(p, packed);
+          }
         }
       } else {
         auto mm = cast<MatMulOp>(anchor);
@@ -202,7 +218,17 @@ std::optional<std::string> packedWeightBytes(ConstOp c) {
   std::memcpy(w.data(), raw.data(), w.size() * sizeof(float));
   std::vector<float> packed;
   Operation *anchor = gemmAnchor(user);
-  if (auto conv = dyn_cast<ConvOp>(anchor)) {
+  auto algorithm = user->getAttrOfType<StringAttr>(kAlgorithmAttr).getValue();
+  if (algorithm == "winograd_f4" || algorithm == "winograd_f2") {
+    ::tract::rt::ConvParams p = convParamsOf(cast<ConvOp>(anchor));
+    namespace wg = ::tract::rt::winograd;
+    bool f4 = algorithm == "winograd_f4";
+    packed.resize(f4 ? wg::transformed_weight_floats<4>(p) : wg::transformed_weight_floats<2>(p));
+    if (f4)
+      wg::transform_weights<4>(w.data(), p, packed.data());
+    else
+      wg::transform_weights<2>(w.data(), p, packed.data());
+  } else if (auto conv = dyn_cast<ConvOp>(anchor)) {
     auto t = typeOf(conv.getWeight());
     int64_t oc = t.getDimSize(0), k = t.getNumElements() / oc, groups = conv.getGroup();
     packed.resize(gm::packed_conv_weight_floats(oc, groups, k));

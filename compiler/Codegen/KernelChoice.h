@@ -8,13 +8,15 @@
 // plan, the emitters and the report read one source:
 //
 //   tract.algorithm       "gemm" | "gemm_pointwise" | "im2col_gemm" | "depthwise"
+//                         | "winograd_f2" | "winograd_f4" (F(2x2,3x3), F(4x4,3x3))
 //                         | "direct" (the reference kernel)
 //   tract.scratch_bytes   arena scratch the kernel uses while it runs
 //   tract.packed_weights  present when operand 1 arrives packed
 //   tract.scratch_offset  (tract-plan-memory) where the scratch lives
 //
-// The sizes come from the runtime headers themselves (conv_gemm.h,
-// matmul_gemm.h), so compiler and runtime cannot disagree.
+// The sizes (and Winograd's cost model) come from the runtime headers
+// themselves (conv_gemm.h, conv_winograd.h, matmul_gemm.h), so compiler and
+// runtime cannot disagree.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TRACT_CODEGEN_KERNELCHOICE_H

@@ -1,7 +1,7 @@
 //===- GemmCalls.cpp - conv / matmul kernels on the runtime's blocked GEMM ---===//
 //
 // The C++ for the convs and matmuls tract-choose-kernels put on kernels that
-// take an epilogue (the blocked GEMM, the depthwise conv): the runtime call
+// take an epilogue (the blocked GEMM, Winograd, the depthwise conv): the runtime call
 // with the static geometry as constexpr data, the packed-weights flag, the
 // arena scratch and the epilogue functor (a fused kernel's element-wise ops).
 //
@@ -31,7 +31,11 @@ LogicalResult mlir::tract::buildGemmCall(Operation *top, StringRef epilogue, Ker
     ::tract::rt::ConvParams p = convParamsOf(conv);
     call.lines.push_back(convParamsDecl(p));
     auto algorithm = top->getAttrOfType<StringAttr>(kAlgorithmAttr).getValue();
-    if (algorithm == "depthwise")
+    if (algorithm.starts_with("winograd_f"))
+      call.lines.push_back(fmt::format(
+          "tract::rt::winograd::conv_winograd<{}>(in0, in1, {}, out0, p, {}, {}, par);",
+          algorithm.back(), conv.getBias() ? "in2" : "nullptr", epilogue.str(), scratch));
+    else if (algorithm == "depthwise")
       call.lines.push_back(fmt::format("tract::rt::conv_depthwise(in0, in1, {}, out0, p, {}, {}, par);",
                                        conv.getBias() ? "in2" : "nullptr", epilogue.str(), scratch));
     else

@@ -6,12 +6,13 @@
 // output, so blocks are one 16-column panel: 36*16 floats.
 // A 1x1 stride-1 conv reads its input as B directly (still one block of
 // scratch: 8 rows x 64 columns). A depthwise conv has its own kernel, its
-// scratch the zero-padded 10x10 plane (+1 row, +16) and the 8x10 output grid (+16).
+// scratch the zero-padded 10x10 plane, one row and 64 floats of slack, and
+// the 8x10 output grid rounded up to 64-float steps (302 floats).
 // CHECK-LABEL: func @convs
 // CHECK: tract.conv {{.*}}tract.algorithm = "im2col_gemm", tract.packed_weights, tract.scratch_bytes = 2304 : i64
 // CHECK: tract.conv {{.*}}tract.algorithm = "gemm_pointwise", tract.packed_weights, tract.scratch_bytes = 2048 : i64
 // CHECK: tract.conv {{.*}}tract.algorithm = "depthwise"
-// CHECK-SAME: tract.scratch_bytes = 888 : i64
+// CHECK-SAME: tract.scratch_bytes = 1208 : i64
 // A scratch buffer lives only while its conv runs, beside that conv's input
 // and output: the peak is the pointwise conv's input, output and scratch
 // (3 x 2048 bytes, placed with one 256-byte gap).
@@ -28,6 +29,27 @@ func.func @convs(%x: tensor<1x4x8x8xf32>) -> tensor<1x8x8x8xf32> {
   %1 = tract.conv %0, %p {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1} : (tensor<1x8x8x8xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x8x8xf32>
   %2 = tract.conv %1, %d {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 8} : (tensor<1x8x8x8xf32>, tensor<8x1x3x3xf32>) -> tensor<1x8x8x8xf32>
   return %2 : tensor<1x8x8x8xf32>
+}
+
+// -----
+
+// 3x3 stride-1 convs with constant weights go to Winograd when the runtime's
+// cost model says so: F(4x4) for 16 channels on 16x16 (16 tiles: one block
+// of 16, scratch 36 x (16 + 16) x 16 floats), F(2x2) for 512 channels on 7x7
+// (F(4x4) would pad 4 tiles to a panel of 16; scratch 16 x 1024 x 16
+// floats). The same conv with stride 2 stays on im2col.
+// CHECK-LABEL: func @winograd
+// CHECK: tract.conv {{.*}}tract.algorithm = "winograd_f4", tract.packed_weights, tract.scratch_bytes = 73728 : i64
+// CHECK: tract.conv {{.*}}tract.algorithm = "winograd_f2", tract.packed_weights, tract.scratch_bytes = 1048576 : i64
+// CHECK: tract.conv {{.*}}tract.algorithm = "im2col_gemm", tract.packed_weights
+func.func @winograd(%x: tensor<1x16x16x16xf32>, %y: tensor<1x512x7x7xf32>) -> (tensor<1x16x16x16xf32>, tensor<1x512x7x7xf32>, tensor<1x16x8x8xf32>) {
+  %w = tract.const dense<0.5> : tensor<16x16x3x3xf32>
+  %v = tract.const dense<0.25> : tensor<512x512x3x3xf32>
+  %s = tract.const dense<0.125> : tensor<16x16x3x3xf32>
+  %0 = tract.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1} : (tensor<1x16x16x16xf32>, tensor<16x16x3x3xf32>) -> tensor<1x16x16x16xf32>
+  %1 = tract.conv %y, %v {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1} : (tensor<1x512x7x7xf32>, tensor<512x512x3x3xf32>) -> tensor<1x512x7x7xf32>
+  %2 = tract.conv %x, %s {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1} : (tensor<1x16x16x16xf32>, tensor<16x16x3x3xf32>) -> tensor<1x16x8x8xf32>
+  return %0, %1, %2 : tensor<1x16x16x16xf32>, tensor<1x512x7x7xf32>, tensor<1x16x8x8xf32>
 }
 
 // -----

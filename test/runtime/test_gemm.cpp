@@ -6,6 +6,7 @@
 #include "tract/rt/linalg/gemm.h"
 #include "tract/rt/linalg/matmul_gemm.h"
 #include "tract/rt/nn/conv_depthwise.h"
+#include "tract/rt/nn/conv_winograd.h"
 #include "tract/rt/nn/conv_gemm.h"
 
 #include "test_util.h"
@@ -288,6 +289,63 @@ TEST(ConvDepthwise, MatchesReferenceConvWithEpilogue) {
   }
   rt::ConvParams grouped = params({2, 1, 8, 8, 4, {6, 6}, {3, 3}, {1, 1}, {1, 1}, {1, 1}});
   EXPECT_FALSE(rt::conv_is_depthwise(grouped)) << "two input channels per group";
+}
+
+// Winograd F(2x2) and F(4x4) against the reference conv: output sizes that
+// are and are not multiples of the tile, padding 0..2, several blocks of
+// tiles (the small block budget of many channels), batch 2; the epilogue
+// sees each element once at its index; split over threads, bit-identical.
+template <int M> void check_winograd(const ConvGeom &g) {
+  const rt::ConvParams p = params(g);
+  ASSERT_TRUE(rt::winograd::conv_fits(p));
+  const ConvData d = reference_conv(p, 31);
+  std::vector<float> u(size_t(rt::winograd::transformed_weight_floats<M>(p)));
+  rt::winograd::transform_weights<M>(d.w.data(), p, u.data());
+  const size_t ny = d.ref.size();
+  std::vector<float> got(ny, std::nanf(""));
+  std::vector<int> seen(ny, 0);
+  const int64_t per = rt::winograd::scratch_floats<M>(p);
+  std::vector<float> scratch(size_t(per * 3), std::nanf(""));
+  rt::winograd::conv_winograd<M>(d.x.data(), u.data(), d.bias.data(), got.data(), p,
+                                 [&](float *v, int64_t index, int64_t count) {
+                                   for (int64_t j = 0; j < count; ++j) {
+                                     ++seen[size_t(index + j)];
+                                     v[j] = v[j] < 0.0f ? 0.0f : v[j];
+                                   }
+                                 },
+                                 scratch.data());
+  std::vector<double> want(ny);
+  for (size_t i = 0; i < ny; ++i)
+    want[i] = d.ref[i] < 0.0f ? 0.0 : d.ref[i];
+  // The transforms add a few roundings per input channel (F(4x4) more).
+  expect_close(got, want, g.cin * 9 * (M == 4 ? 4 : 2), M == 4 ? "winograd F(4x4)" : "winograd F(2x2)");
+  EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [](int n) { return n == 1; }));
+  rt::ThreadPool pool(3);
+  rt::Parallel par{rt::ThreadPool::parallel_for, &pool, 3, scratch.data() + per, per};
+  std::vector<float> parallel(ny);
+  rt::winograd::conv_winograd<M>(d.x.data(), u.data(), d.bias.data(), parallel.data(), p,
+                                 [](float *v, int64_t, int64_t count) {
+                                   for (int64_t j = 0; j < count; ++j)
+                                     v[j] = v[j] < 0.0f ? 0.0f : v[j];
+                                 },
+                                 scratch.data(), par);
+  EXPECT_EQ(got, parallel);
+}
+
+TEST(ConvWinograd, MatchesReferenceConv) {
+  const ConvGeom cases[] = {
+      {2, 1, 3, 5, 1, {8, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},       // whole tiles
+      {2, 2, 7, 9, 1, {11, 13}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},     // partial tiles, batch 2
+      {2, 1, 4, 3, 1, {9, 10}, {3, 3}, {1, 1}, {1, 1}, {0, 0}},      // no padding
+      {2, 1, 2, 17, 1, {6, 7}, {3, 3}, {1, 1}, {1, 1}, {2, 2}},      // padding 2, Cout past a panel
+      {2, 1, 300, 40, 1, {30, 30}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},  // several blocks
+  };
+  for (const ConvGeom &g : cases) {
+    SCOPED_TRACE(::testing::Message() << "cin " << g.cin << " cout " << g.cout << " in "
+                                      << g.in[0] << "x" << g.in[1] << " pad " << g.pad[0]);
+    check_winograd<2>(g);
+    check_winograd<4>(g);
+  }
 }
 
 TEST(Gemm, ReportsTheMicroKernelCompiledIn) {

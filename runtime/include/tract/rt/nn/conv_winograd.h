@@ -1,0 +1,339 @@
+// tract runtime: 3x3 stride-1 f32 convolution by Winograd F(m x m, 3 x 3).
+//
+// Each m x m block of outputs ("tile") comes from an a x a input patch
+// (a = m + 2). With the transforms of Lavin & Gray (2015),
+//   Y = A^T [ (G g G^T) (.) (B^T d B) ] A,
+// the a^2 element-wise products, summed over input channels, are a^2
+// independent GEMMs  M_xi[Cout x tiles] = U_xi[Cout x Cin] * V_xi[Cin x tiles]:
+// 36 multiplies per 16 outputs for F(4x4) and 16 per 4 for F(2x2), where
+// the direct conv needs 144 and 36.
+//   - U = G g G^T is computed at compile time (transform_weights, in double)
+//     and emitted as a^2 packed A operands: the GEMMs read them in place.
+//   - Tiles go in blocks of up to `block_tiles` (a multiple of 16). Per
+//     block, the input transform writes V straight into the GEMM's B-panel
+//     layout in scratch (16 tiles per panel = one vector of lanes, so the
+//     transform is vectorised across tiles); a^2 GEMMs write M_xi to scratch;
+//     the output transform adds the bias and scatters the tiles into y.
+//   - The fused epilogue runs at the end, once per output plane.
+// F(4x4) is accurate to a few 1e-6 relative on trained-weight scales; the
+// compiler picks it, F(2x2) or im2col per layer (tract-choose-kernels).
+#pragma once
+
+#include "tract/rt/linalg/gemm.h"
+#include "tract/rt/nn/conv_ref.h"
+
+#include <cstring>
+
+namespace tract {
+namespace rt {
+namespace winograd {
+
+template <int M> struct Transforms;
+
+template <> struct Transforms<2> {
+  static constexpr int A = 4;
+  static constexpr float BT[4][4] = {{1, 0, -1, 0}, {0, 1, 1, 0}, {0, -1, 1, 0}, {0, 1, 0, -1}};
+  static constexpr double G[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
+  static constexpr float AT[2][4] = {{1, 1, 1, 0}, {0, 1, -1, -1}};
+};
+
+// Interpolation points 0, 1, -1, 2, -2 and infinity.
+template <> struct Transforms<4> {
+  static constexpr int A = 6;
+  static constexpr float BT[6][6] = {{4, 0, -5, 0, 1, 0},  {0, -4, -4, 1, 1, 0},
+                                     {0, 4, -4, -1, 1, 0}, {0, -2, -1, 2, 1, 0},
+                                     {0, 2, -1, -2, 1, 0}, {0, 4, 0, -5, 0, 1}};
+  static constexpr double G[6][3] = {{1.0 / 4, 0, 0},
+                                     {-1.0 / 6, -1.0 / 6, -1.0 / 6},
+                                     {-1.0 / 6, 1.0 / 6, -1.0 / 6},
+                                     {1.0 / 24, 1.0 / 12, 1.0 / 6},
+                                     {1.0 / 24, -1.0 / 12, 1.0 / 6},
+                                     {0, 0, 1}};
+  static constexpr float AT[4][6] = {
+      {1, 1, 1, 1, 1, 0}, {0, 1, -1, 2, -2, 0}, {0, 1, 1, 4, 4, 0}, {0, 1, -1, 8, -8, 1}};
+};
+
+// Tiles per vector of lanes (and per B panel).
+constexpr int64_t kLanes = gemm::NR;
+// Scratch per block aims at L2: V and M of one block, in floats.
+constexpr int64_t kBlockBudgetFloats = 160 * 1024;
+
+// The convs it computes: 2-d, ungrouped, 3x3, stride 1, no dilation.
+inline bool conv_fits(const ConvParams &p) {
+  if (p.spatial_rank != 2 || p.groups != 1)
+    return false;
+  for (int d = 0; d < 2; ++d)
+    if (p.kernel[d] != 3 || (p.stride[d] != 1 && p.stride[d] != 0) ||
+        (p.dilation[d] != 1 && p.dilation[d] != 0))
+      return false;
+  return true;
+}
+
+template <int M> int64_t tiles(const ConvParams &p) {
+  return p.batch * ((p.out_size[0] + M - 1) / M) * ((p.out_size[1] + M - 1) / M);
+}
+
+// Tiles per block: a multiple of the lanes, within the budget, no more
+// than the conv has.
+template <int M> int64_t block_tiles(const ConvParams &p) {
+  constexpr int64_t A = Transforms<M>::A;
+  const int64_t per_tile = A * A * (p.in_channels + p.out_channels);
+  const int64_t fit = kBlockBudgetFloats / per_tile / kLanes * kLanes;
+  return gemm::min64(gemm::round_up(tiles<M>(p), kLanes), fit < kLanes ? kLanes : fit);
+}
+
+template <int M> int64_t scratch_floats(const ConvParams &p) {
+  constexpr int64_t A = Transforms<M>::A;
+  return A * A * (p.in_channels + p.out_channels) * block_tiles<M>(p);
+}
+
+template <int M> int64_t transformed_weight_floats(const ConvParams &p) {
+  constexpr int64_t A = Transforms<M>::A;
+  return A * A * gemm::packed_a_floats(p.out_channels, p.in_channels);
+}
+
+// Estimated cost of F(m) in multiply-adds: the a^2 GEMMs at their padded
+// sizes, plus the transforms. Each (tile, transform element, channel) of
+// the input and output transforms costs about as much as 44 GEMM
+// multiply-adds (scalar gathers and scatters; fitted on Zen 4 with
+// bench/gemm-shaped convs, see bench/README.md).
+template <int M> double cost(const ConvParams &p) {
+  constexpr int64_t A = Transforms<M>::A;
+  const double t = static_cast<double>(tiles<M>(p));
+  return static_cast<double>(A * A * gemm::round_up(p.out_channels, gemm::MR) *
+                             gemm::round_up(tiles<M>(p), kLanes) * p.in_channels) +
+         44.0 * t * A * A * static_cast<double>(p.in_channels + p.out_channels);
+}
+
+// The im2col GEMM for the same conv: the padded GEMM, plus ~20 per gathered
+// element (9 Cin x output pixels), which dominates when Cin is small.
+inline double im2col_cost(const ConvParams &p) {
+  const int64_t pixels = p.batch * p.out_size[0] * p.out_size[1];
+  return static_cast<double>(gemm::round_up(p.out_channels, gemm::MR) *
+                             gemm::round_up(pixels, gemm::NR) * 9 * p.in_channels) +
+         20.0 * 9 * static_cast<double>(p.in_channels * pixels);
+}
+
+// The tile size to use for this conv, or 0 for none (im2col is cheaper or
+// the conv does not fit).
+inline int choose_tile(const ConvParams &p) {
+  if (!conv_fits(p))
+    return 0;
+  const double c2 = cost<2>(p), c4 = cost<4>(p), direct = im2col_cost(p);
+  if (c4 <= c2 && c4 < direct)
+    return 4;
+  return c2 < direct ? 2 : 0;
+}
+
+// U_xi = G g G^T for every (output, input) channel pair, as a^2 packed A
+// operands ([Cout x Cin] each, gemm::pack_a's layout) one after another.
+// `w` is the ONNX [Cout, Cin, 3, 3] tensor. Run by the compiler.
+template <int M> void transform_weights(const float *w, const ConvParams &p, float *dst) {
+  using T = Transforms<M>;
+  constexpr int A = T::A;
+  const int64_t cout = p.out_channels, cin = p.in_channels;
+  const int64_t matrix = gemm::packed_a_floats(cout, cin);
+  for (int64_t i = 0; i < A * A * matrix; ++i)
+    dst[i] = 0.0f; // the rows past Cout in the last panel
+  for (int64_t co = 0; co < cout; ++co)
+    for (int64_t ci = 0; ci < cin; ++ci) {
+      const float *g = w + (co * cin + ci) * 9;
+      double gg[A][3]; // G g
+      for (int i = 0; i < A; ++i)
+        for (int j = 0; j < 3; ++j)
+          gg[i][j] = T::G[i][0] * g[j] + T::G[i][1] * g[3 + j] + T::G[i][2] * g[6 + j];
+      float *at = dst + (co / gemm::MR) * cin * gemm::MR + ci * gemm::MR + co % gemm::MR;
+      for (int i = 0; i < A; ++i)
+        for (int j = 0; j < A; ++j)
+          at[(i * A + j) * matrix] = static_cast<float>(
+              gg[i][0] * T::G[j][0] + gg[i][1] * T::G[j][1] + gg[i][2] * T::G[j][2]);
+    }
+}
+
+namespace detail {
+
+// A vector of one value per tile of a panel.
+#if defined(__GNUC__)
+typedef float Lanes __attribute__((vector_size(kLanes * sizeof(float))));
+#else
+struct Lanes {
+  float v[kLanes];
+  friend Lanes operator+(Lanes a, const Lanes &b) {
+    for (int64_t l = 0; l < kLanes; ++l)
+      a.v[l] += b.v[l];
+    return a;
+  }
+  Lanes &operator+=(const Lanes &b) { return *this = *this + b; }
+  friend Lanes operator+(Lanes a, float b) {
+    for (int64_t l = 0; l < kLanes; ++l)
+      a.v[l] += b;
+    return a;
+  }
+  friend Lanes operator*(float a, Lanes b) {
+    for (int64_t l = 0; l < kLanes; ++l)
+      b.v[l] *= a;
+    return b;
+  }
+};
+#endif
+
+// Where tile t starts: its image and its top-left output.
+struct TileOrigin {
+  int64_t image, row, col;
+};
+
+template <int M> TileOrigin tile_origin(const ConvParams &p, int64_t t) {
+  const int64_t tw = (p.out_size[1] + M - 1) / M, th = (p.out_size[0] + M - 1) / M;
+  return {t / (th * tw), (t / tw) % th * M, t % tw * M};
+}
+
+// out[i][j] = sum_k L[i][k] in[k][j] and then (.) R^T on the other side:
+// the separable transform Y = L X L^T over vectors of lanes.
+template <int RO, int RI, class Vec>
+inline void transform2d(const float (&l)[RO][RI], const Vec (&in)[RI][RI], Vec (&out)[RO][RO]) {
+  Vec tmp[RO][RI];
+#pragma GCC unroll 8
+  for (int i = 0; i < RO; ++i)
+#pragma GCC unroll 8
+    for (int j = 0; j < RI; ++j) {
+      Vec s = Vec{};
+#pragma GCC unroll 8
+      for (int k = 0; k < RI; ++k)
+        if (l[i][k] != 0.0f)
+          s += l[i][k] * in[k][j];
+      tmp[i][j] = s;
+    }
+#pragma GCC unroll 8
+  for (int i = 0; i < RO; ++i)
+#pragma GCC unroll 8
+    for (int j = 0; j < RO; ++j) {
+      Vec s = Vec{};
+#pragma GCC unroll 8
+      for (int k = 0; k < RI; ++k)
+        if (l[j][k] != 0.0f)
+          s += l[j][k] * tmp[i][k];
+      out[i][j] = s;
+    }
+}
+
+// One block of `nt` tiles starting at tile t0.
+template <int M>
+void winograd_block(const float *x, const float *u, const float *bias, float *y,
+                    const ConvParams &p, int64_t t0, int64_t nt, float *scratch) {
+  using T = Transforms<M>;
+  constexpr int A = T::A;
+  const int64_t cin = p.in_channels, cout = p.out_channels;
+  const int64_t ih_n = p.in_size[0], iw_n = p.in_size[1];
+  const int64_t oh_n = p.out_size[0], ow_n = p.out_size[1];
+  const int64_t ntp = gemm::round_up(nt, kLanes), panels_n = ntp / kLanes;
+  float *v = scratch;                   // A*A x [panels x Cin x lanes]
+  float *mm = scratch + A * A * cin * ntp; // A*A x [Cout x ntp]
+  using Vec = Lanes;
+
+  // Input transform, one panel of 16 tiles at a time.
+  for (int64_t pn = 0; pn < panels_n; ++pn) {
+    int64_t row0[kLanes], col0[kLanes], img[kLanes];
+    bool inside[kLanes];
+    for (int64_t l = 0; l < kLanes; ++l) {
+      const int64_t t = t0 + pn * kLanes + l;
+      const TileOrigin o = tile_origin<M>(p, t < t0 + nt ? t : t0);
+      img[l] = o.image;
+      row0[l] = o.row - p.pad_begin[0];
+      col0[l] = o.col - p.pad_begin[1];
+      inside[l] = t < t0 + nt && row0[l] >= 0 && col0[l] >= 0 && row0[l] + A <= ih_n &&
+                  col0[l] + A <= iw_n;
+    }
+    for (int64_t ci = 0; ci < cin; ++ci) {
+      alignas(64) float d[A][A][kLanes];
+      for (int64_t l = 0; l < kLanes; ++l) {
+        const float *plane = x + (img[l] * cin + ci) * ih_n * iw_n;
+        if (inside[l]) {
+          const float *src = plane + row0[l] * iw_n + col0[l];
+          for (int i = 0; i < A; ++i)
+            for (int j = 0; j < A; ++j)
+              d[i][j][l] = src[i * iw_n + j];
+          continue;
+        }
+        const bool real = t0 + pn * kLanes + l < t0 + nt;
+        for (int i = 0; i < A; ++i)
+          for (int j = 0; j < A; ++j) {
+            const int64_t r = row0[l] + i, c = col0[l] + j;
+            d[i][j][l] = real && r >= 0 && r < ih_n && c >= 0 && c < iw_n ? plane[r * iw_n + c]
+                                                                             : 0.0f;
+          }
+      }
+      Vec dv[A][A], vv[A][A];
+      std::memcpy(dv, d, sizeof dv);
+      transform2d(T::BT, dv, vv);
+      float *dst = v + (pn * cin + ci) * kLanes;
+      for (int i = 0; i < A; ++i)
+        for (int j = 0; j < A; ++j)
+          std::memcpy(dst + (i * A + j) * cin * ntp, &vv[i][j], sizeof(Vec));
+    }
+  }
+
+  // The a^2 products, each a whole-K GEMM over packed operands.
+  for (int xi = 0; xi < A * A; ++xi)
+    gemm::gemm(cout, ntp, cin, gemm::PackedA{u + xi * gemm::packed_a_floats(cout, cin), cin},
+               gemm::PackedB{v + xi * cin * ntp, cin}, mm + xi * cout * ntp, ntp, 0, nullptr,
+               gemm::NoEpilogue{}, nullptr);
+
+  // Output transform, bias, and the scatter of each tile into y.
+  for (int64_t pn = 0; pn < panels_n; ++pn)
+    for (int64_t co = 0; co < cout; ++co) {
+      Vec mv[A][A], yv[M][M];
+      for (int i = 0; i < A; ++i)
+        for (int j = 0; j < A; ++j)
+          std::memcpy(&mv[i][j], mm + (i * A + j) * cout * ntp + co * ntp + pn * kLanes,
+                      sizeof(Vec));
+      transform2d(T::AT, mv, yv);
+      alignas(64) float out[M][M][kLanes];
+      const float b0 = bias ? bias[co] : 0.0f;
+      for (int i = 0; i < M; ++i)
+        for (int j = 0; j < M; ++j) {
+          const Vec s = yv[i][j] + b0;
+          std::memcpy(out[i][j], &s, sizeof s);
+        }
+      const int64_t lanes = gemm::min64(kLanes, nt - pn * kLanes);
+      for (int64_t l = 0; l < lanes; ++l) {
+        const TileOrigin o = tile_origin<M>(p, t0 + pn * kLanes + l);
+        float *plane = y + (o.image * cout + co) * oh_n * ow_n;
+        const int rows = static_cast<int>(gemm::min64(M, oh_n - o.row));
+        const int cols = static_cast<int>(gemm::min64(M, ow_n - o.col));
+        for (int i = 0; i < rows; ++i)
+          for (int j = 0; j < cols; ++j)
+            plane[(o.row + i) * ow_n + o.col + j] = out[i][j][l];
+      }
+    }
+}
+
+} // namespace detail
+
+// y = conv(x, w) + bias, then epi; `u` from transform_weights<M>. Blocks of
+// tiles are split over par.threads tasks (scratch_of each), then the
+// epilogue over output planes.
+template <int M, class Epi>
+void conv_winograd(const float *x, const float *u, const float *bias, float *y,
+                   const ConvParams &p, const Epi &epi, float *scratch,
+                   const Parallel &par = Parallel{}) {
+  const int64_t total = tiles<M>(p);
+  const int64_t work = 9 * total * M * M * p.in_channels * p.out_channels;
+  const int64_t threads = par.parallel_for && work >= kMinParallelWork ? par.threads : 1;
+  // Smaller blocks when that gives every thread one.
+  const int64_t per_thread = gemm::round_up((total + threads - 1) / threads, kLanes);
+  const int64_t nt = gemm::min64(block_tiles<M>(p), per_thread);
+  const int64_t blocks = (total + nt - 1) / nt;
+  const int64_t tasks = gemm::min64(threads, blocks);
+  run_tasks(par, tasks, [&](int64_t task) {
+    float *own = par.scratch_of(task, scratch);
+    for (int64_t b = blocks * task / tasks; b < blocks * (task + 1) / tasks; ++b)
+      detail::winograd_block<M>(x, u, bias, y, p, b * nt, gemm::min64(nt, total - b * nt), own);
+  });
+  const int64_t planes = p.batch * p.out_channels, plane = p.out_size[0] * p.out_size[1];
+  for (int64_t i = 0; i < planes; ++i)
+    epi(y + i * plane, i * plane, gemm::opaque(plane));
+}
+
+} // namespace winograd
+} // namespace rt
+} // namespace tract
