@@ -246,6 +246,17 @@ TEST(ConvGemm, MatchesReferenceConv) {
   }
 }
 
+// A ReLU epilogue that counts how often it sees each output element.
+struct CountingRelu {
+  std::vector<int> *seen;
+  void operator()(float *v, int64_t index, int64_t count) const {
+    for (int64_t j = 0; j < count; ++j) {
+      ++(*seen)[size_t(index + j)];
+      v[j] = v[j] < 0.0f ? 0.0f : v[j];
+    }
+  }
+};
+
 TEST(ConvDepthwise, MatchesReferenceConvWithEpilogue) {
   const ConvGeom cases[] = {
       {2, 1, 8, 8, 8, {9, 11}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},      // 3x3 same
@@ -273,13 +284,7 @@ TEST(ConvDepthwise, MatchesReferenceConvWithEpilogue) {
     // The epilogue sees each element once, at its flat index.
     std::vector<int> seen(ny, 0);
     std::vector<float> scratch(size_t(rt::depthwise_scratch_floats(p)), std::nanf(""));
-    rt::conv_depthwise(x.data(), w.data(), bias.data(), got.data(), p,
-                       [&](float *v, int64_t index, int64_t count) {
-                         for (int64_t j = 0; j < count; ++j) {
-                           ++seen[size_t(index + j)];
-                           v[j] = v[j] < 0.0f ? 0.0f : v[j];
-                         }
-                       },
+    rt::conv_depthwise(x.data(), w.data(), bias.data(), got.data(), p, CountingRelu{&seen},
                        scratch.data());
     std::vector<double> want(ny);
     for (size_t i = 0; i < ny; ++i)
@@ -307,13 +312,7 @@ template <int M> void check_winograd(const ConvGeom &g) {
   const int64_t per = rt::winograd::scratch_floats<M>(p);
   std::vector<float> scratch(size_t(per * 3), std::nanf(""));
   rt::winograd::conv_winograd<M>(d.x.data(), u.data(), d.bias.data(), got.data(), p,
-                                 [&](float *v, int64_t index, int64_t count) {
-                                   for (int64_t j = 0; j < count; ++j) {
-                                     ++seen[size_t(index + j)];
-                                     v[j] = v[j] < 0.0f ? 0.0f : v[j];
-                                   }
-                                 },
-                                 scratch.data());
+                                 CountingRelu{&seen}, scratch.data());
   std::vector<double> want(ny);
   for (size_t i = 0; i < ny; ++i)
     want[i] = d.ref[i] < 0.0f ? 0.0 : d.ref[i];
@@ -323,13 +322,11 @@ template <int M> void check_winograd(const ConvGeom &g) {
   rt::ThreadPool pool(3);
   rt::Parallel par{rt::ThreadPool::parallel_for, &pool, 3, scratch.data() + per, per};
   std::vector<float> parallel(ny);
+  std::vector<int> seen_parallel(ny, 0);
   rt::winograd::conv_winograd<M>(d.x.data(), u.data(), d.bias.data(), parallel.data(), p,
-                                 [](float *v, int64_t, int64_t count) {
-                                   for (int64_t j = 0; j < count; ++j)
-                                     v[j] = v[j] < 0.0f ? 0.0f : v[j];
-                                 },
-                                 scratch.data(), par);
+                                 CountingRelu{&seen_parallel}, scratch.data(), par);
   EXPECT_EQ(got, parallel);
+  EXPECT_EQ(seen, seen_parallel);
 }
 
 TEST(ConvWinograd, MatchesReferenceConv) {

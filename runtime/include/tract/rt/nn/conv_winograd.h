@@ -187,33 +187,29 @@ template <int M> TileOrigin tile_origin(const ConvParams &p, int64_t t) {
   return {t / (th * tw), (t / tw) % th * M, t % tw * M};
 }
 
-// out[i][j] = sum_k L[i][k] in[k][j] and then (.) R^T on the other side:
-// the separable transform Y = L X L^T over vectors of lanes.
-template <int RO, int RI, class Vec>
-inline void transform2d(const float (&l)[RO][RI], const Vec (&in)[RI][RI], Vec (&out)[RO][RO]) {
-  Vec tmp[RO][RI];
+// out[j][i] = sum_k L[i][k] in[j][k]: L applied to each row of `in`, the
+// result transposed. Twice gives the separable Y = L X L^T. Fully unrolled,
+// so the zero and unit entries of L fold away.
+template <int RO, int RI, int C, class Vec>
+inline void rows_times_lt(const float (&l)[RO][RI], const Vec (&in)[C][RI], Vec (&out)[RO][C]) {
 #pragma GCC unroll 8
-  for (int i = 0; i < RO; ++i)
+  for (int j = 0; j < C; ++j)
 #pragma GCC unroll 8
-    for (int j = 0; j < RI; ++j) {
+    for (int i = 0; i < RO; ++i) {
       Vec s = Vec{};
 #pragma GCC unroll 8
       for (int k = 0; k < RI; ++k)
         if (l[i][k] != 0.0f)
-          s += l[i][k] * in[k][j];
-      tmp[i][j] = s;
-    }
-#pragma GCC unroll 8
-  for (int i = 0; i < RO; ++i)
-#pragma GCC unroll 8
-    for (int j = 0; j < RO; ++j) {
-      Vec s = Vec{};
-#pragma GCC unroll 8
-      for (int k = 0; k < RI; ++k)
-        if (l[j][k] != 0.0f)
-          s += l[j][k] * tmp[i][k];
+          s += l[i][k] * in[j][k];
       out[i][j] = s;
     }
+}
+
+template <int RO, int RI, class Vec>
+inline void transform2d(const float (&l)[RO][RI], const Vec (&in)[RI][RI], Vec (&out)[RO][RO]) {
+  Vec tmp[RO][RI];
+  rows_times_lt(l, in, tmp);  // tmp = L X^T
+  rows_times_lt(l, tmp, out); // out = L tmp^T = L X L^T
 }
 
 // One block of `nt` tiles starting at tile t0.
