@@ -52,14 +52,19 @@ private:
       ctx_ = ctx;
       count_ = count;
       next_ = 0;
-      done_ = 0;
+      done_.store(0, std::memory_order_relaxed);
       generation = ++generation_;
       published_.store(generation, std::memory_order_release);
     }
     wake_.notify_all();
     drain(generation);
+    // The other tasks are about as long as ours: spin for them before
+    // sleeping (a futex wake-up costs tens of microseconds on a VM, more
+    // than a small model's whole kernel).
+    for (int spin = 0; spin < 200000 && done_.load(std::memory_order_acquire) < count; ++spin)
+      std::this_thread::yield();
     std::unique_lock<std::mutex> lock(mutex_);
-    finished_.wait(lock, [&] { return done_ == count_; });
+    finished_.wait(lock, [&] { return done_.load(std::memory_order_acquire) == count; });
   }
 
   // Claims task indices of `generation` until none is left. Tasks are coarse
@@ -70,19 +75,23 @@ private:
     for (;;) {
       tract_task_fn task;
       void *ctx;
-      int64_t index;
+      int64_t index, count;
       {
         std::lock_guard<std::mutex> lock(mutex_);
         if (generation_ != generation || next_ >= count_)
           return;
         index = next_++;
+        count = count_;
         task = task_;
         ctx = ctx_;
       }
       task(ctx, index);
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (++done_ == count_)
+      if (done_.fetch_add(1, std::memory_order_acq_rel) + 1 == count) {
+        // Under the lock: the caller checks done_ and starts waiting
+        // atomically with respect to this notify.
+        std::lock_guard<std::mutex> lock(mutex_);
         finished_.notify_all();
+      }
     }
   }
 
@@ -110,7 +119,8 @@ private:
   std::condition_variable wake_, finished_;
   tract_task_fn task_ = nullptr;
   void *ctx_ = nullptr;
-  int64_t count_ = 0, next_ = 0, done_ = 0;
+  int64_t count_ = 0, next_ = 0;
+  std::atomic<int64_t> done_{0}; // tasks of the current job finished
   uint64_t generation_ = 0;
   std::atomic<uint64_t> published_{0}; // generation_, readable without the lock
   bool stop_ = false;

@@ -212,10 +212,12 @@ inline void transform2d(const float (&l)[RO][RI], const Vec (&in)[RI][RI], Vec (
   rows_times_lt(l, tmp, out); // out = L tmp^T = L X L^T
 }
 
-// One block of `nt` tiles starting at tile t0.
+// One block of `nt` tiles starting at tile t0, its phases split over `tasks`
+// of `par` (1: all inline).
 template <int M>
 void winograd_block(const float *x, const float *u, const float *bias, float *y,
-                    const ConvParams &p, int64_t t0, int64_t nt, float *scratch) {
+                    const ConvParams &p, int64_t t0, int64_t nt, float *scratch,
+                    const Parallel &par, int64_t tasks) {
   using T = Transforms<M>;
   constexpr int A = T::A;
   const int64_t cin = p.in_channels, cout = p.out_channels;
@@ -226,7 +228,14 @@ void winograd_block(const float *x, const float *u, const float *bias, float *y,
   float *mm = scratch + A * A * cin * ntp; // A*A x [Cout x ntp]
   using Vec = Lanes;
 
+  // Each phase splits over `tasks` (inline when 1): input channels, then
+  // products, then output channels; the tasks write disjoint parts.
+  auto split = [&](int64_t n, auto &&phase) {
+    run_tasks(par, tasks, [&](int64_t t) { phase(n * t / tasks, n * (t + 1) / tasks); });
+  };
+
   // Input transform, one panel of 16 tiles at a time.
+  split(cin, [&](int64_t ci0, int64_t ci1) {
   for (int64_t pn = 0; pn < panels_n; ++pn) {
     int64_t row0[kLanes], col0[kLanes], img[kLanes];
     bool inside[kLanes];
@@ -239,7 +248,7 @@ void winograd_block(const float *x, const float *u, const float *bias, float *y,
       inside[l] = t < t0 + nt && row0[l] >= 0 && col0[l] >= 0 && row0[l] + A <= ih_n &&
                   col0[l] + A <= iw_n;
     }
-    for (int64_t ci = 0; ci < cin; ++ci) {
+    for (int64_t ci = ci0; ci < ci1; ++ci) {
       alignas(64) float d[A][A][kLanes];
       for (int64_t l = 0; l < kLanes; ++l) {
         const float *plane = x + (img[l] * cin + ci) * ih_n * iw_n;
@@ -267,16 +276,20 @@ void winograd_block(const float *x, const float *u, const float *bias, float *y,
           std::memcpy(dst + (i * A + j) * cin * ntp, &vv[i][j], sizeof(Vec));
     }
   }
+  });
 
   // The a^2 products, each a whole-K GEMM over packed operands.
-  for (int xi = 0; xi < A * A; ++xi)
-    gemm::gemm(cout, ntp, cin, gemm::PackedA{u + xi * gemm::packed_a_floats(cout, cin), cin},
-               gemm::PackedB{v + xi * cin * ntp, cin}, mm + xi * cout * ntp, ntp, 0, nullptr,
-               gemm::NoEpilogue{}, nullptr);
+  split(A * A, [&](int64_t xi0, int64_t xi1) {
+    for (int64_t xi = xi0; xi < xi1; ++xi)
+      gemm::gemm(cout, ntp, cin, gemm::PackedA{u + xi * gemm::packed_a_floats(cout, cin), cin},
+                 gemm::PackedB{v + xi * cin * ntp, cin}, mm + xi * cout * ntp, ntp, 0, nullptr,
+                 gemm::NoEpilogue{}, nullptr);
+  });
 
   // Output transform, bias, and the scatter of each tile into y.
+  split(cout, [&](int64_t co0, int64_t co1) {
   for (int64_t pn = 0; pn < panels_n; ++pn)
-    for (int64_t co = 0; co < cout; ++co) {
+    for (int64_t co = co0; co < co1; ++co) {
       Vec mv[A][A], yv[M][M];
       for (int i = 0; i < A; ++i)
         for (int j = 0; j < A; ++j)
@@ -301,13 +314,15 @@ void winograd_block(const float *x, const float *u, const float *bias, float *y,
             plane[(o.row + i) * ow_n + o.col + j] = out[i][j][l];
       }
     }
+  });
 }
 
 } // namespace detail
 
-// y = conv(x, w) + bias, then epi; `u` from transform_weights<M>. Blocks of
-// tiles are split over par.threads tasks (scratch_of each), then the
-// epilogue over output planes.
+// y = conv(x, w) + bias, then epi; `u` from transform_weights<M>. With
+// threads: blocks of tiles split over the tasks (scratch_of each) when
+// there are enough of them, else each block's phases are split (few tiles:
+// a small deep layer); then the epilogue over output planes.
 template <int M, class Epi>
 void conv_winograd(const float *x, const float *u, const float *bias, float *y,
                    const ConvParams &p, const Epi &epi, float *scratch,
@@ -319,15 +334,23 @@ void conv_winograd(const float *x, const float *u, const float *bias, float *y,
   const int64_t per_thread = gemm::round_up((total + threads - 1) / threads, kLanes);
   const int64_t nt = gemm::min64(block_tiles<M>(p), per_thread);
   const int64_t blocks = (total + nt - 1) / nt;
-  const int64_t tasks = gemm::min64(threads, blocks);
-  run_tasks(par, tasks, [&](int64_t task) {
-    float *own = par.scratch_of(task, scratch);
-    for (int64_t b = blocks * task / tasks; b < blocks * (task + 1) / tasks; ++b)
-      detail::winograd_block<M>(x, u, bias, y, p, b * nt, gemm::min64(nt, total - b * nt), own);
-  });
+  if (blocks >= threads) {
+    run_tasks(par, threads, [&](int64_t task) {
+      float *own = par.scratch_of(task, scratch);
+      for (int64_t b = blocks * task / threads; b < blocks * (task + 1) / threads; ++b)
+        detail::winograd_block<M>(x, u, bias, y, p, b * nt, gemm::min64(nt, total - b * nt),
+                                  own, par, 1);
+    });
+  } else {
+    for (int64_t b = 0; b < blocks; ++b)
+      detail::winograd_block<M>(x, u, bias, y, p, b * nt, gemm::min64(nt, total - b * nt),
+                                scratch, par, threads);
+  }
   const int64_t planes = p.batch * p.out_channels, plane = p.out_size[0] * p.out_size[1];
-  for (int64_t i = 0; i < planes; ++i)
-    epi(y + i * plane, i * plane, gemm::opaque(plane));
+  run_tasks(par, threads, [&](int64_t task) {
+    for (int64_t i = planes * task / threads; i < planes * (task + 1) / threads; ++i)
+      epi(y + i * plane, i * plane, gemm::opaque(plane));
+  });
 }
 
 } // namespace winograd
