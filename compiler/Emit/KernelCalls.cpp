@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -253,6 +254,41 @@ std::string broadcastIndex(ArrayRef<int64_t> in, ArrayRef<int64_t> out) {
   return expr.empty() ? "0" : expr;
 }
 
+// broadcastIndex inside a GEMM epilogue, whose segments [i0, i0 + count)
+// never cross a multiple of `row` (the output row of the GEMM: a matmul's
+// last dim, a conv's output plane): as `base + j * step` with base an
+// expression in i0 alone, so the epilogue loop reads the operand
+// contiguously and vectorises (`i % n` per element would not). Terms over
+// dims whose inner size is a multiple of `row` are constant in a segment;
+// the innermost dim's `i % n` is (i0 % n) + j when n is a multiple of
+// `row`. Anything else: nullopt, the per-element form stays.
+std::optional<std::pair<std::string, int64_t>>
+segmentIndex(ArrayRef<int64_t> in, ArrayRef<int64_t> out, int64_t row) {
+  SmallVector<int64_t> strides = broadcastStrides(in, out);
+  std::string base;
+  int64_t step = 0;
+  for (size_t d = 0; d < out.size(); ++d) {
+    if (strides[d] == 0)
+      continue;
+    int64_t inner = product(out.drop_front(d + 1));
+    std::string term;
+    if (inner % row == 0) {
+      term = fmt::format("(i0 / {})", inner);
+      if (d > 0)
+        term = fmt::format("({} % {})", term, out[d]);
+    } else if (inner == 1 && (d == 0 || out[d] % row == 0)) {
+      term = d == 0 ? "i0" : fmt::format("(i0 % {})", out[d]);
+      step = strides[d];
+    } else {
+      return std::nullopt;
+    }
+    if (strides[d] != 1)
+      term = fmt::format("{} * {}", term, strides[d]);
+    base += (base.empty() ? "" : " + ") + term;
+  }
+  return std::make_pair(base.empty() ? std::string("0") : base, step);
+}
+
 // Index into `x` (contiguous, shape xShape) of element i of `out` when the
 // value read is transpose(x, perm) broadcast to `out`.
 std::string transposedIndex(ArrayRef<int64_t> xShape, ArrayRef<int64_t> perm,
@@ -290,6 +326,11 @@ LogicalResult buildFusedKernel(KernelOp kernel, KernelCall &call) {
   // loop rewrites it.
   bool epilogue = anchor && emitsGemm(kernel) &&
                   typeOf(anchor->getResult(0)).getShape() == out.getShape();
+  // The epilogue's segments stay within one GEMM output row (gemm.h).
+  int64_t row = 0;
+  if (epilogue)
+    row = isa<ConvOp>(anchor) ? product(out.getShape().drop_front(2)) : out.getShape().back();
+  std::vector<std::string> hoisted; // epilogue lines before its loop
   if (anchor && !epilogue && failed(buildKernelCall(anchor, call)))
     return failure();
   Type element = out.getElementType();
@@ -308,8 +349,17 @@ LogicalResult buildFusedKernel(KernelOp kernel, KernelCall &call) {
       return it->second;
     auto arg = cast<BlockArgument>(v); // the verifier admits nothing else
     std::string name = fmt::format("a{}", arg.getArgNumber());
-    loop.push_back(fmt::format("const {} {} = in{}[{}];", T, name, arg.getArgNumber(),
-                               broadcastIndex(typeOf(arg).getShape(), out.getShape())));
+    std::string index = broadcastIndex(typeOf(arg).getShape(), out.getShape());
+    bool same = typeOf(arg).getShape() == out.getShape(); // "i" is already contiguous
+    if (auto segment = row > 0 && !same
+                           ? segmentIndex(typeOf(arg).getShape(), out.getShape(), row)
+                           : std::nullopt) {
+      hoisted.push_back(fmt::format("const int64_t {}_base = {};", name, segment->first));
+      index = segment->second == 0   ? name + "_base"
+              : segment->second == 1 ? name + "_base + j"
+                                     : fmt::format("{}_base + j * {}", name, segment->second);
+    }
+    loop.push_back(fmt::format("const {} {} = in{}[{}];", T, name, arg.getArgNumber(), index));
     return names[v] = name;
   };
   int temp = 0, loads = 0;
@@ -356,6 +406,8 @@ LogicalResult buildFusedKernel(KernelOp kernel, KernelCall &call) {
   if (epilogue) {
     loop.push_back(fmt::format("v[j] = {};", result));
     call.lines.push_back(fmt::format("auto epilogue = [&]({} *v, int64_t i0, int64_t count) {{", T));
+    for (std::string &l : hoisted)
+      call.lines.push_back("  " + l);
     call.lines.push_back("  for (int64_t j = 0; j < count; ++j) {");
     call.lines.push_back("    const int64_t i = i0 + j;");
     call.lines.push_back("    (void)i;");

@@ -104,3 +104,23 @@ TEST(Norm, Lrn) {
           }
     }
 }
+
+// One-pass statistics stay accurate when the mean is large against the
+// spread (values 1000 +- 1: a naive sum of squares would cancel).
+TEST(Norm, LayerNormLargeMeanSmallSpread) {
+  for (int64_t n : {int64_t(7), int64_t(256), int64_t(1000)}) {
+    auto xd = random_vec<double>(size_t(n), 5 + uint64_t(n), -1, 1);
+    for (double &v : xd)
+      v += 1000.0;
+    const std::vector<float> x(xd.begin(), xd.end()), s(size_t(n), 1.0f), b(size_t(n), 0.0f);
+    const std::vector<double> xr(x.begin(), x.end());
+    std::vector<float> y(x.size());
+    rt::layer_norm(x.data(), s.data(), b.data(), y.data(), 1, n, 1e-5f);
+    double m, v;
+    moments(xr.data(), n, 1, &m, &v);
+    std::vector<float> want(x.size());
+    for (int64_t i = 0; i < n; ++i)
+      want[size_t(i)] = float((xr[size_t(i)] - m) / std::sqrt(v + double(1e-5f)));
+    ASSERT_TRUE(all_near(y, want, 1e-3, 1e-3)) << n;
+  }
+}

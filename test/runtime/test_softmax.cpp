@@ -89,3 +89,23 @@ TEST(Softmax, StableAndHandComputed) {
   EXPECT_EQ(y[1], 0.f);
   EXPECT_EQ(y[2], 0.f);
 }
+
+// A contiguous row (the attention case) is computed in 16 lanes: a lane
+// whose values are all -inf (a masked stretch) must give zeros, not NaN,
+// and the rest must still sum to one.
+TEST(Softmax, MaskedRowWithWholeLanesAtMinusInfinity) {
+  for (int64_t len : {int64_t(37), int64_t(100), int64_t(128)}) {
+    auto xd = random_vec<double>(size_t(len), 77 + uint64_t(len), -8, 8);
+    for (int64_t j = 0; j < 40 && j < len - 5; ++j)
+      xd[size_t(j)] = -INFINITY;
+    const std::vector<float> x(xd.begin(), xd.end());
+    const std::vector<double> xr(x.begin(), x.end());
+    std::vector<double> sm, lsm, hm;
+    naive(xr, sm, lsm, hm, 1, len, 1);
+    std::vector<float> y(x.size());
+    rt::softmax(x.data(), y.data(), 1, len, 1);
+    ASSERT_TRUE(all_near(y, std::vector<float>(sm.begin(), sm.end()), 1e-5, 1e-5)) << len;
+    for (int64_t j = 0; j < 40 && j < len - 5; ++j)
+      EXPECT_EQ(y[size_t(j)], 0.0f) << len << " at " << j;
+  }
+}

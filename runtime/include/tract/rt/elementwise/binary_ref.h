@@ -133,24 +133,24 @@ template <class T> inline int64_t to_i64_exp(T e) {
 } // namespace detail_b
 
 struct Add {
-  template <class T> auto operator()(T a, T b) const {
+  template <class T> TRACT_RT_INLINE auto operator()(T a, T b) const {
     return rt::detail::wrap_add(a, b);
   }
 };
 struct Sub {
-  template <class T> auto operator()(T a, T b) const {
+  template <class T> TRACT_RT_INLINE auto operator()(T a, T b) const {
     return rt::detail::wrap_sub(a, b);
   }
 };
 struct Mul {
-  template <class T> auto operator()(T a, T b) const {
+  template <class T> TRACT_RT_INLINE auto operator()(T a, T b) const {
     return rt::detail::wrap_mul(a, b);
   }
 };
 
 // Integer division truncates (C); x / 0 -> 0; INT_MIN / -1 -> INT_MIN.
 struct Div {
-  template <class T> auto operator()(T a, T b) const {
+  template <class T> TRACT_RT_INLINE auto operator()(T a, T b) const {
     if constexpr (detail_b::is_flt<T>) {
       return a / b;
     } else {
@@ -168,13 +168,13 @@ struct Div {
 // Pow: std::pow for floats; integers by repeated multiplication (wrapping).
 // The mixed-type overload (ONNX T1/T2) returns the base's type.
 struct Pow {
-  template <class T> auto operator()(T a, T b) const {
+  template <class T> TRACT_RT_INLINE auto operator()(T a, T b) const {
     if constexpr (detail_b::is_flt<T>)
       return static_cast<T>(std::pow(a, b));
     else
       return detail_b::ipow(a, detail_b::to_i64_exp(b));
   }
-  template <class T, class E> T operator()(T a, E b) const {
+  template <class T, class E> TRACT_RT_INLINE T operator()(T a, E b) const {
     if constexpr (detail_b::is_flt<T>)
       return static_cast<T>(std::pow(a, static_cast<T>(b)));
     else if constexpr (detail_b::is_flt<E>)
@@ -187,7 +187,7 @@ struct Pow {
 
 // NaN-propagating like numpy.maximum / numpy.minimum.
 struct Max {
-  template <class T> auto operator()(T a, T b) const {
+  template <class T> TRACT_RT_INLINE auto operator()(T a, T b) const {
     if (rt::detail::is_nan(a))
       return a;
     if (rt::detail::is_nan(b))
@@ -196,7 +196,7 @@ struct Max {
   }
 };
 struct Min {
-  template <class T> auto operator()(T a, T b) const {
+  template <class T> TRACT_RT_INLINE auto operator()(T a, T b) const {
     if (rt::detail::is_nan(a))
       return a;
     if (rt::detail::is_nan(b))
@@ -208,7 +208,7 @@ struct Min {
 // ONNX Mod with fmod=0: the result has the sign of the divisor (Python %).
 // Integer x % 0 -> 0.
 struct Mod {
-  template <class T> auto operator()(T a, T b) const {
+  template <class T> TRACT_RT_INLINE auto operator()(T a, T b) const {
     if constexpr (detail_b::is_flt<T>) {
       T r = std::fmod(a, b);
       if (r != T(0) && ((r < T(0)) != (b < T(0))))
@@ -233,7 +233,7 @@ struct Mod {
 
 // ONNX Mod with fmod=1: the result has the sign of the dividend (C fmod / %).
 struct FMod {
-  template <class T> auto operator()(T a, T b) const {
+  template <class T> TRACT_RT_INLINE auto operator()(T a, T b) const {
     if constexpr (detail_b::is_flt<T>) {
       return static_cast<T>(std::fmod(a, b));
     } else {
@@ -249,40 +249,40 @@ struct FMod {
 };
 
 struct Equal {
-  template <class T> bool operator()(T a, T b) const { return a == b; }
+  template <class T> TRACT_RT_INLINE bool operator()(T a, T b) const { return a == b; }
 };
 struct Less {
-  template <class T> bool operator()(T a, T b) const { return a < b; }
+  template <class T> TRACT_RT_INLINE bool operator()(T a, T b) const { return a < b; }
 };
 struct Greater {
-  template <class T> bool operator()(T a, T b) const { return b < a; }
+  template <class T> TRACT_RT_INLINE bool operator()(T a, T b) const { return b < a; }
 };
 struct LessOrEqual {
-  template <class T> bool operator()(T a, T b) const { return a <= b; }
+  template <class T> TRACT_RT_INLINE bool operator()(T a, T b) const { return a <= b; }
 };
 struct GreaterOrEqual {
-  template <class T> bool operator()(T a, T b) const { return a >= b; }
+  template <class T> TRACT_RT_INLINE bool operator()(T a, T b) const { return a >= b; }
 };
 
 struct And {
-  template <class T> bool operator()(T a, T b) const {
+  template <class T> TRACT_RT_INLINE bool operator()(T a, T b) const {
     return static_cast<bool>(a) && static_cast<bool>(b);
   }
 };
 struct Or {
-  template <class T> bool operator()(T a, T b) const {
+  template <class T> TRACT_RT_INLINE bool operator()(T a, T b) const {
     return static_cast<bool>(a) || static_cast<bool>(b);
   }
 };
 struct Xor {
-  template <class T> bool operator()(T a, T b) const {
+  template <class T> TRACT_RT_INLINE bool operator()(T a, T b) const {
     return static_cast<bool>(a) != static_cast<bool>(b);
   }
 };
 
 // Shifts by >= the bit width (or a negative amount) give 0.
 struct BitShiftLeft {
-  template <class T> auto operator()(T a, T b) const {
+  template <class T> TRACT_RT_INLINE auto operator()(T a, T b) const {
     using U = rt::detail::wrap_uint_t<T>;
     if (detail_b::to_i64_exp(b) < 0 ||
         detail_b::to_i64_exp(b) >= int64_t(sizeof(T) * 8))
@@ -291,7 +291,7 @@ struct BitShiftLeft {
   }
 };
 struct BitShiftRight {
-  template <class T> auto operator()(T a, T b) const {
+  template <class T> TRACT_RT_INLINE auto operator()(T a, T b) const {
     using U = rt::detail::wrap_uint_t<T>;
     if (detail_b::to_i64_exp(b) < 0 ||
         detail_b::to_i64_exp(b) >= int64_t(sizeof(T) * 8))
@@ -305,27 +305,27 @@ struct BitShiftRight {
 
 // ONNX 18 bitwise ops (additions to API.md).
 struct BitwiseAnd {
-  template <class T> auto operator()(T a, T b) const {
+  template <class T> TRACT_RT_INLINE auto operator()(T a, T b) const {
     return static_cast<T>(a & b);
   }
 };
 struct BitwiseOr {
-  template <class T> auto operator()(T a, T b) const {
+  template <class T> TRACT_RT_INLINE auto operator()(T a, T b) const {
     return static_cast<T>(a | b);
   }
 };
 struct BitwiseXor {
-  template <class T> auto operator()(T a, T b) const {
+  template <class T> TRACT_RT_INLINE auto operator()(T a, T b) const {
     return static_cast<T>(a ^ b);
   }
 };
 struct BitwiseNot {
-  template <class T> T operator()(T a) const { return static_cast<T>(~a); }
+  template <class T> TRACT_RT_INLINE T operator()(T a) const { return static_cast<T>(~a); }
 };
 
 // x < 0 ? x * slope : x
 struct PRelu {
-  template <class T> auto operator()(T x, T slope) const {
+  template <class T> TRACT_RT_INLINE auto operator()(T x, T slope) const {
     if constexpr (std::is_signed<T>::value)
       return x < T(0) ? rt::detail::wrap_mul(x, slope) : x;
     else

@@ -41,7 +41,7 @@ template <class T> inline bool is_neg(T x) {
 // float/double and double for integers).
 #define TRACT_RT_FLOAT_UNARY(Name, expr)                                       \
   struct Name {                                                                \
-    template <class T> T operator()(T x) const {                               \
+    template <class T> TRACT_RT_INLINE T operator()(T x) const {                               \
       return detail_u::via_float(x, [](auto v) {                               \
         using V = decltype(v);                                                 \
         (void)sizeof(V);                                                       \
@@ -92,7 +92,7 @@ TRACT_RT_FLOAT_UNARY(
 #undef TRACT_RT_FLOAT_UNARY
 
 struct Neg {
-  template <class T> T operator()(T x) const {
+  template <class T> TRACT_RT_INLINE T operator()(T x) const {
     if constexpr (std::is_integral<T>::value)
       return rt::detail::wrap_sub(T(0), x); // -INT_MIN wraps to INT_MIN
     else
@@ -101,7 +101,7 @@ struct Neg {
 };
 
 struct Abs {
-  template <class T> T operator()(T x) const {
+  template <class T> TRACT_RT_INLINE T operator()(T x) const {
     if constexpr (std::is_integral<T>::value)
       return detail_u::is_neg(x) ? rt::detail::wrap_sub(T(0), x) : x;
     else
@@ -110,13 +110,13 @@ struct Abs {
 };
 
 struct Relu {
-  template <class T> T operator()(T x) const {
+  template <class T> TRACT_RT_INLINE T operator()(T x) const {
     return detail_u::is_neg(x) ? T(0) : x; // NaN stays NaN
   }
 };
 
 struct Floor {
-  template <class T> T operator()(T x) const {
+  template <class T> TRACT_RT_INLINE T operator()(T x) const {
     if constexpr (detail_u::is_flt<T>)
       return std::floor(x);
     else
@@ -125,7 +125,7 @@ struct Floor {
 };
 
 struct Ceil {
-  template <class T> T operator()(T x) const {
+  template <class T> TRACT_RT_INLINE T operator()(T x) const {
     if constexpr (detail_u::is_flt<T>)
       return std::ceil(x);
     else
@@ -135,7 +135,7 @@ struct Ceil {
 
 // Half to even under the default rounding mode (ONNX Round).
 struct Round {
-  template <class T> T operator()(T x) const {
+  template <class T> TRACT_RT_INLINE T operator()(T x) const {
     if constexpr (detail_u::is_flt<T>)
       return std::nearbyint(x);
     else
@@ -145,7 +145,7 @@ struct Round {
 
 // 1/x; for integers 1/0 -> 0 (never traps).
 struct Reciprocal {
-  template <class T> T operator()(T x) const {
+  template <class T> TRACT_RT_INLINE T operator()(T x) const {
     if constexpr (detail_u::is_flt<T>)
       return T(1) / x;
     else if constexpr (std::is_same<T, bool>::value)
@@ -157,7 +157,7 @@ struct Reciprocal {
 
 // -1, 0 or 1; NaN stays NaN.
 struct Sign {
-  template <class T> T operator()(T x) const {
+  template <class T> TRACT_RT_INLINE T operator()(T x) const {
     if (rt::detail::is_nan(x))
       return x;
     if (detail_u::is_neg(x))
@@ -167,11 +167,11 @@ struct Sign {
 };
 
 struct Not {
-  bool operator()(bool x) const { return !x; }
+  TRACT_RT_INLINE bool operator()(bool x) const { return !x; }
 };
 
 struct IsNaN {
-  template <class T> bool operator()(T x) const {
+  template <class T> TRACT_RT_INLINE bool operator()(T x) const {
     return rt::detail::is_nan(x);
   }
 };
@@ -179,7 +179,7 @@ struct IsNaN {
 struct IsInf {
   bool detect_pos = true;
   bool detect_neg = true;
-  template <class T> bool operator()(T x) const {
+  template <class T> TRACT_RT_INLINE bool operator()(T x) const {
     if constexpr (detail_u::is_flt<T>) {
       if (!std::isinf(x))
         return false;
@@ -195,7 +195,7 @@ struct IsInf {
 
 struct LeakyRelu {
   float alpha = 0.01f;
-  template <class T> T operator()(T x) const {
+  template <class T> TRACT_RT_INLINE T operator()(T x) const {
     using M = detail_u::math_t<T>;
     return detail_u::via_float(
         x, [a = M(alpha)](M v) { return v < M(0) ? a * v : v; });
@@ -205,7 +205,7 @@ struct LeakyRelu {
 struct HardSigmoid {
   float alpha = 0.2f;
   float beta = 0.5f;
-  template <class T> T operator()(T x) const {
+  template <class T> TRACT_RT_INLINE T operator()(T x) const {
     using M = detail_u::math_t<T>;
     return detail_u::via_float(x, [a = M(alpha), b = M(beta)](M v) {
       return rt::detail::max_(M(0), rt::detail::min_(M(1), a * v + b));
@@ -219,7 +219,7 @@ template <class T> struct Clip {
   T hi = std::numeric_limits<T>::max();
   // Both comparisons always run (no short circuit), so with the default
   // -ftrapping-math compilers may still if-convert and vectorise it.
-  T operator()(T x) const {
+  TRACT_RT_INLINE T operator()(T x) const {
     const T y = x < lo ? lo : x; // NaN stays NaN
     return hi < y ? hi : y;
   }
@@ -227,7 +227,7 @@ template <class T> struct Clip {
 
 struct Elu {
   float alpha = 1.0f;
-  template <class T> T operator()(T x) const {
+  template <class T> TRACT_RT_INLINE T operator()(T x) const {
     using M = detail_u::math_t<T>;
     return detail_u::via_float(
         x, [a = M(alpha)](M v) { return v < M(0) ? a * std::expm1(v) : v; });
@@ -237,7 +237,7 @@ struct Elu {
 struct Selu {
   float alpha = 1.67326319217681884765625f;
   float gamma = 1.05070102214813232421875f;
-  template <class T> T operator()(T x) const {
+  template <class T> TRACT_RT_INLINE T operator()(T x) const {
     using M = detail_u::math_t<T>;
     return detail_u::via_float(x, [a = M(alpha), g = M(gamma)](M v) {
       return v > M(0) ? g * v : g * (a * std::exp(v) - a);
@@ -247,7 +247,7 @@ struct Selu {
 
 struct Celu {
   float alpha = 1.0f;
-  template <class T> T operator()(T x) const {
+  template <class T> TRACT_RT_INLINE T operator()(T x) const {
     using M = detail_u::math_t<T>;
     return detail_u::via_float(x, [a = M(alpha)](M v) {
       return v > M(0) ? v : a * std::expm1(v / a);
@@ -257,7 +257,7 @@ struct Celu {
 
 struct ThresholdedRelu {
   float alpha = 1.0f;
-  template <class T> T operator()(T x) const {
+  template <class T> TRACT_RT_INLINE T operator()(T x) const {
     using M = detail_u::math_t<T>;
     return detail_u::via_float(
         x, [a = M(alpha)](M v) { return v > a ? v : M(0); });
@@ -267,7 +267,7 @@ struct ThresholdedRelu {
 struct Shrink {
   float bias = 0.0f;
   float lambd = 0.5f;
-  template <class T> T operator()(T x) const {
+  template <class T> TRACT_RT_INLINE T operator()(T x) const {
     using M = detail_u::math_t<T>;
     return detail_u::via_float(x, [b = M(bias), l = M(lambd)](M v) {
       return v < -l ? v + b : (v > l ? v - b : M(0));

@@ -18,6 +18,8 @@
 //          < 1.2e-7).
 #pragma once
 
+#include "tract/rt/common.h"
+
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -28,14 +30,14 @@ namespace rt {
 namespace vm {
 
 namespace detail {
-inline float from_bits(uint32_t i) {
+TRACT_RT_INLINE float from_bits(uint32_t i) {
   float f;
   std::memcpy(&f, &i, sizeof f);
   return f;
 }
 } // namespace detail
 
-inline float exp(float x) {
+TRACT_RT_INLINE float exp(float x) {
   // x = n ln2 + r. Round(x log2e) without a float -> int conversion and
   // without clamping x first (compilers turn both into branches they will
   // not vectorise): adding 1.5 * 2^23 leaves round(t) in the low mantissa
@@ -68,9 +70,9 @@ inline float exp(float x) {
   return x == x ? y : x;
 }
 
-inline float sigmoid(float x) { return 1.0f / (1.0f + vm::exp(-x)); }
+TRACT_RT_INLINE float sigmoid(float x) { return 1.0f / (1.0f + vm::exp(-x)); }
 
-inline float tanh(float x) {
+TRACT_RT_INLINE float tanh(float x) {
   const float a = std::fabs(x);
   const float z = x * x;
   float p = -5.70498872745e-3f;
@@ -85,7 +87,7 @@ inline float tanh(float x) {
   return x == x ? y : x;
 }
 
-inline float erf(float x) {
+TRACT_RT_INLINE float erf(float x) {
   const float a = std::fabs(x);
   const float z = x * x;
   float p = 7.853861353153693e-5f;

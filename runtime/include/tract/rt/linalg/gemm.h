@@ -155,17 +155,7 @@ struct NoEpilogue {
   void operator()(float *, int64_t, int64_t) const {}
 };
 
-// `n`, hidden from the optimiser. GCC completely unrolls loops of a known
-// count up to 16 before its loop vectoriser runs, and the straight-line code
-// left is vectorised only when it has no conditionals: a fused epilogue's
-// ReLU or clip would run as 16 scalar branches. With a run-time count the
-// epilogue loop is if-converted and vectorised.
-inline int64_t opaque(int64_t n) {
-#if defined(__GNUC__)
-  __asm__("" : "+r"(n));
-#endif
-  return n;
-}
+using rt::detail::opaque; // common.h: a count the optimiser cannot see through
 
 // Adds the earlier K blocks' partial sums, then (after the last block) the
 // bias and the epilogue, and stores `rows` x `cols` of the tile to C. Cols is

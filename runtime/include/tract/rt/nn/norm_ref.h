@@ -1,5 +1,8 @@
 // tract runtime: reference LayerNormalization, InstanceNormalization and LRN.
-// Statistics use two passes (mean, then mean of squared deviations) in T.
+// Statistics take one pass in T: sums of d = x - x[0] and of d^2, in 16
+// independent lanes so the loop vectorises (one running sum is a serial
+// chain). Shifting by a sample keeps E[d^2] - E[d]^2 from cancelling when
+// the mean is large against the spread.
 #pragma once
 
 #include "tract/rt/common.h"
@@ -17,17 +20,36 @@ inline void normalize_row(const T *x, T *y, int64_t n, const T *scale,
                           int64_t bias_stride, float epsilon) {
   if (n <= 0)
     return;
-  T mean = T(0);
-  for (int64_t i = 0; i < n; ++i)
-    mean += x[i];
-  mean /= static_cast<T>(n);
-  T var = T(0);
-  for (int64_t i = 0; i < n; ++i) {
-    const T d = x[i] - mean;
-    var += d * d;
+  constexpr int64_t L = 16;
+  const T shift = x[0];
+  T s1[L] = {}, s2[L] = {};
+  const int64_t body = n / L * L, lanes = opaque(L); // a loop, not 16 statements
+  for (int64_t j = 0; j < body; j += L)
+    for (int64_t l = 0; l < lanes; ++l) {
+      const T d = x[j + l] - shift;
+      s1[l] += d;
+      s2[l] += d * d;
+    }
+  T sum = T(0), squares = T(0);
+  for (int64_t l = 0; l < L; ++l) {
+    sum += s1[l];
+    squares += s2[l];
   }
-  var /= static_cast<T>(n);
+  for (int64_t j = body; j < n; ++j) {
+    const T d = x[j] - shift;
+    sum += d;
+    squares += d * d;
+  }
+  const T mean_d = sum / static_cast<T>(n);
+  T var = squares / static_cast<T>(n) - mean_d * mean_d;
+  var = var < T(0) ? T(0) : var;
+  const T mean = shift + mean_d;
   const T inv = T(1) / std::sqrt(var + static_cast<T>(epsilon));
+  if (scale && bias && scale_stride == 1 && bias_stride == 1) {
+    for (int64_t i = 0; i < n; ++i)
+      y[i] = (x[i] - mean) * inv * scale[i] + bias[i];
+    return;
+  }
   for (int64_t i = 0; i < n; ++i) {
     const T s = scale ? scale[i * scale_stride] : T(1);
     const T b = bias ? bias[i * bias_stride] : T(0);

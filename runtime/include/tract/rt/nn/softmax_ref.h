@@ -39,10 +39,57 @@ inline void softmax_stats(const T *x, T *y, int64_t axis_len, int64_t inner,
     }
 }
 
+// Softmax of one contiguous row (inner == 1, attention's case). A single
+// running max and sum would be serial chains, so the row is read as
+// [n / 16, 16]: softmax_stats keeps one max and sum per lane (its column
+// loop vectorises; the lane count is opaque so it stays a loop), then the
+// lanes are combined and each lane's exps rescaled to the common max.
+template <class T> inline void softmax_row(const T *x, T *y, int64_t n) {
+  constexpr int64_t L = 16;
+  const int64_t body = n / L * L;
+  T m[L], s[L], scale[L];
+  T mx = lowest_or_neg_inf<T>(), sum = T(0);
+  if (body > 0) {
+    const int64_t lanes = opaque(L);
+    softmax_stats(x, y, body / L, L, lanes, m, s, true);
+    for (int64_t l = 0; l < L; ++l)
+      mx = (mx < m[l] || is_nan(m[l])) ? m[l] : mx;
+  }
+  for (int64_t j = body; j < n; ++j)
+    mx = (mx < x[j] || is_nan(x[j])) ? x[j] : mx;
+  // A lane of only -inf (a masked stretch) has NaN sums and exps, and
+  // weight 0 (exp(-inf - mx)): it contributes nothing and writes zeros.
+  if (body > 0)
+    for (int64_t l = 0; l < L; ++l) {
+      scale[l] = m[l] == mx ? T(1) : vm::exp(m[l] - mx);
+      sum += scale[l] == T(0) ? T(0) : s[l] * scale[l];
+    }
+  for (int64_t j = body; j < n; ++j) {
+    y[j] = vm::exp(x[j] - mx);
+    sum += y[j];
+  }
+  const T inv = T(1) / sum;
+  if (body > 0) {
+    for (int64_t l = 0; l < L; ++l)
+      scale[l] *= inv;
+    const int64_t lanes = opaque(L);
+    for (int64_t j = 0; j < body; j += L)
+      for (int64_t l = 0; l < lanes; ++l)
+        y[j + l] = scale[l] == T(0) ? T(0) : y[j + l] * scale[l];
+  }
+  for (int64_t j = body; j < n; ++j)
+    y[j] *= inv;
+}
+
 } // namespace detail
 
 template <class T>
 void softmax(const T *x, T *y, int64_t outer, int64_t axis_len, int64_t inner) {
+  if (inner == 1) {
+    for (int64_t o = 0; o < outer; ++o)
+      detail::softmax_row(x + o * axis_len, y + o * axis_len, axis_len);
+    return;
+  }
   T m[detail::kSoftmaxBlock], s[detail::kSoftmaxBlock];
   for (int64_t o = 0; o < outer; ++o) {
     for (int64_t c0 = 0; c0 < inner; c0 += detail::kSoftmaxBlock) {
