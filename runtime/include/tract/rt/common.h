@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
@@ -143,6 +144,46 @@ inline int64_t opaque(int64_t n) {
   __asm__("" : "+r"(n));
 #endif
   return n;
+}
+
+// Over n contiguous values: *s1 = sum of d = x - shift, *s2 = sum of d^2,
+// in 16 independent lanes (one running sum is a serial chain of adds) kept
+// in vector registers (lanes in an array would go through memory every
+// step). The order of the additions differs from a plain loop's.
+template <class T>
+inline void lane_sums(const T *x, int64_t n, T shift, T *s1, T *s2) {
+  constexpr int64_t L = 16;
+  const int64_t body = n / L * L;
+  T a1 = T(0), a2 = T(0);
+#if defined(__GNUC__)
+  typedef T V __attribute__((vector_size(L * sizeof(T))));
+  V v1 = {}, v2 = {};
+  const V vs = V{} + shift;
+  for (int64_t j = 0; j < body; j += L) {
+    V v;
+    std::memcpy(&v, x + j, sizeof v);
+    v -= vs;
+    v1 += v;
+    v2 += v * v;
+  }
+  for (int64_t l = 0; l < L; ++l) {
+    a1 += v1[l];
+    a2 += v2[l];
+  }
+#else
+  for (int64_t j = 0; j < body; ++j) {
+    const T d = x[j] - shift;
+    a1 += d;
+    a2 += d * d;
+  }
+#endif
+  for (int64_t j = body; j < n; ++j) {
+    const T d = x[j] - shift;
+    a1 += d;
+    a2 += d * d;
+  }
+  *s1 = a1;
+  *s2 = a2;
 }
 
 template <class T> inline bool is_nan(T x) {

@@ -54,7 +54,8 @@ inline DepthwiseGeometry depthwise_geometry(const ConvParams &p) {
   g.phase_h = q.out[2] + (q.ker[2] - 1) * q.dil[2] / q.st[2];
   g.phase_w = q.out[3] + (q.ker[3] - 1) * q.dil[3] / q.st[3];
   g.phases = q.st[2] * q.st[3];
-  g.grid = (q.out[2] * g.phase_w + kDepthwiseStep - 1) / kDepthwiseStep * kDepthwiseStep;
+  // (+ 16: the copy-out's 16-float moves read up to a move past a row.)
+  g.grid = (q.out[2] * g.phase_w + kDepthwiseStep - 1) / kDepthwiseStep * kDepthwiseStep + 16;
   // The last step and the wasted columns read up to one row and one step
   // past the last phase plane (values never copied out).
   g.slack = g.phase_w + kDepthwiseStep;
@@ -68,6 +69,21 @@ inline int64_t depthwise_scratch_floats(const ConvParams &p) {
 }
 
 namespace detail {
+
+// Row copies as fixed 16-float moves (inline vector moves; a memcpy of a
+// run-time size is a library call, and small planes make thousands).
+constexpr int64_t kMove = 16;
+inline void move16(float *dst, const float *src) {
+  std::memcpy(dst, src, sizeof(float) * kMove);
+}
+// n >= 16 floats: whole moves, the last one ending exactly at n.
+inline void copy_long(float *dst, const float *src, int64_t n) {
+  int64_t k = 0;
+  for (; k + kMove <= n; k += kMove)
+    move16(dst + k, src + k);
+  if (k < n)
+    move16(dst + n - kMove, src + n - kMove);
+}
 
 // Writes one input plane into the phase planes' interior. The positions it
 // writes are the same for every channel, so the zero padding written once
@@ -83,8 +99,21 @@ inline void fill_phases(const float *plane, const Conv4 &q, const DepthwiseGeome
     const float *src = plane + ih * q.in[3];
     if (sw == 1) {
       const int64_t n = min_of(q.in[3], g.phase_w - q.pad[3]);
-      if (n > 0)
-        std::memcpy(dst_row + q.pad[3], src, sizeof(float) * static_cast<size_t>(n));
+      float *d = dst_row + q.pad[3];
+      if (n >= kMove) {
+        copy_long(d, src, n);
+      } else if (g.phases == 1 && n == q.in[3] && 2 * q.pad[3] <= kMove &&
+                 ih * q.in[3] + kMove <= q.in_plane) {
+        // A short row in one move, which spills into the padding and the
+        // next row; one move of zeros restores both (rows go top-down, so
+        // the next row's interior is written after; past the last row is
+        // bottom padding or slack).
+        static const float zeros[kMove] = {};
+        move16(d, src);
+        move16(d + n, zeros);
+      } else if (n > 0) {
+        std::memcpy(d, src, sizeof(float) * static_cast<size_t>(n));
+      }
       continue;
     }
     // Column phase b takes input columns iw0, iw0 + sw, ... into its
@@ -187,12 +216,18 @@ void conv_depthwise_groups(const float *x, const float *w, const float *bias, fl
       detail::depthwise_grid(phases, q, g, wc, b0, grid, n);
       const int64_t y0 = (b * p.out_channels + oc) * q.out_plane;
       float *out = y + y0;
-      if (g.phase_w == ow_n)
-        std::memcpy(out, grid, sizeof(float) * static_cast<size_t>(q.out_plane));
-      else
-        for (int64_t oh = 0; oh < oh_n; ++oh)
-          std::memcpy(out + oh * ow_n, grid + oh * g.phase_w,
-                      sizeof(float) * static_cast<size_t>(ow_n));
+      // Rows shorter than a move spill into the rows after them, which are
+      // written after; the rows near the plane's end copy exactly.
+      for (int64_t oh = 0; oh < oh_n; ++oh) {
+        float *dst = out + oh * ow_n;
+        const float *src = grid + oh * g.phase_w;
+        if (ow_n >= detail::kMove)
+          detail::copy_long(dst, src, ow_n);
+        else if (oh * ow_n + detail::kMove <= q.out_plane)
+          detail::move16(dst, src);
+        else
+          std::memcpy(dst, src, sizeof(float) * static_cast<size_t>(ow_n));
+      }
       epi(out, y0, gemm::opaque(q.out_plane));
     }
 }

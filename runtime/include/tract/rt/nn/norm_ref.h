@@ -1,7 +1,6 @@
 // tract runtime: reference LayerNormalization, InstanceNormalization and LRN.
-// Statistics take one pass in T: sums of d = x - x[0] and of d^2, in 16
-// independent lanes so the loop vectorises (one running sum is a serial
-// chain). Shifting by a sample keeps E[d^2] - E[d]^2 from cancelling when
+// Statistics take one pass in T: sums of d = x - x[0] and of d^2
+// (common.h's lane_sums, vectorised). Shifting by a sample keeps E[d^2] - E[d]^2 from cancelling when
 // the mean is large against the spread.
 #pragma once
 
@@ -20,26 +19,9 @@ inline void normalize_row(const T *x, T *y, int64_t n, const T *scale,
                           int64_t bias_stride, float epsilon) {
   if (n <= 0)
     return;
-  constexpr int64_t L = 16;
   const T shift = x[0];
-  T s1[L] = {}, s2[L] = {};
-  const int64_t body = n / L * L, lanes = opaque(L); // a loop, not 16 statements
-  for (int64_t j = 0; j < body; j += L)
-    for (int64_t l = 0; l < lanes; ++l) {
-      const T d = x[j + l] - shift;
-      s1[l] += d;
-      s2[l] += d * d;
-    }
-  T sum = T(0), squares = T(0);
-  for (int64_t l = 0; l < L; ++l) {
-    sum += s1[l];
-    squares += s2[l];
-  }
-  for (int64_t j = body; j < n; ++j) {
-    const T d = x[j] - shift;
-    sum += d;
-    squares += d * d;
-  }
+  T sum, squares;
+  lane_sums(x, n, shift, &sum, &squares);
   const T mean_d = sum / static_cast<T>(n);
   T var = squares / static_cast<T>(n) - mean_d * mean_d;
   var = var < T(0) ? T(0) : var;
