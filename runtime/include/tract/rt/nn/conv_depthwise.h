@@ -26,13 +26,16 @@ namespace rt {
 constexpr int64_t max_of(int64_t a, int64_t b) { return a < b ? b : a; }
 constexpr int64_t min_of(int64_t a, int64_t b) { return a < b ? a : b; }
 
+// Widest stride the phase planes take (one set of column bounds each).
+constexpr int64_t kMaxPhaseStride = 8;
+
 // The shapes conv_depthwise handles: one input channel per group, at most two
-// spatial dims (Conv4 puts them last).
+// spatial dims (Conv4 puts them last), a width stride up to kMaxPhaseStride.
 inline bool conv_is_depthwise(const ConvParams &p) {
   const detail::Conv4 q = detail::conv4(p);
   return p.groups > 1 && p.groups == p.in_channels && p.out_channels % p.groups == 0 &&
          q.ker[0] == 1 && q.ker[1] == 1 && q.out[0] == 1 && q.out[1] == 1 && q.in[0] == 1 &&
-         q.in[1] == 1;
+         q.in[1] == 1 && q.st[3] <= kMaxPhaseStride;
 }
 
 // Kernels up to 5x5 take the register-blocked loop; larger ones a per-tap
@@ -85,25 +88,46 @@ inline void copy_long(float *dst, const float *src, int64_t n) {
     move16(dst + n - kMove, src + n - kMove);
 }
 
+// Where each column phase's interior lies: input columns src0, src0 + sw,
+// ... go to phase columns dst0, dst0 + 1, ... (n of them). Computed once
+// per call: divisions by a run-time stride cost ~25 cycles each, and per
+// row they were most of a small plane's time.
+struct ColumnPhase {
+  int64_t src0, dst0, n;
+};
+
+inline ColumnPhase column_phase(const Conv4 &q, const DepthwiseGeometry &g, int64_t b) {
+  const int64_t sw = q.st[3];
+  const int64_t src0 = ((b - q.pad[3]) % sw + sw) % sw;
+  const int64_t dst0 = (src0 + q.pad[3]) / sw;
+  return {src0, dst0, min_of((q.in[3] - src0 + sw - 1) / sw, g.phase_w - dst0)};
+}
+
 // Writes one input plane into the phase planes' interior. The positions it
 // writes are the same for every channel, so the zero padding written once
-// per call stays.
+// per call stays. `cols` holds column_phase(b) for b < stride_w.
 inline void fill_phases(const float *plane, const Conv4 &q, const DepthwiseGeometry &g,
-                        float *phases) {
-  const int64_t sh = q.st[2], sw = q.st[3];
+                        const ColumnPhase *cols, float *phases) {
+  const int64_t sh = q.st[2], sw = q.st[3], iw_n = q.in[3];
+  const int64_t phase_floats = g.phase_h * g.phase_w;
+  // Padded row r = ih + pad goes to row i = r / sh of row phase a = r % sh.
+  int64_t a = q.pad[2] % sh, i = q.pad[2] / sh;
   for (int64_t ih = 0; ih < q.in[2]; ++ih) {
-    const int64_t r = ih + q.pad[2], i = r / sh;
     if (i >= g.phase_h)
       break; // rows below the last tap of the last output
-    float *dst_row = phases + (r % sh) * sw * g.phase_h * g.phase_w + i * g.phase_w;
-    const float *src = plane + ih * q.in[3];
+    float *dst_row = phases + a * sw * phase_floats + i * g.phase_w;
+    const float *src = plane + ih * iw_n;
+    if (++a == sh) {
+      a = 0;
+      ++i;
+    }
     if (sw == 1) {
-      const int64_t n = min_of(q.in[3], g.phase_w - q.pad[3]);
+      const int64_t n = cols[0].n;
       float *d = dst_row + q.pad[3];
       if (n >= kMove) {
         copy_long(d, src, n);
-      } else if (g.phases == 1 && n == q.in[3] && 2 * q.pad[3] <= kMove &&
-                 ih * q.in[3] + kMove <= q.in_plane) {
+      } else if (g.phases == 1 && n == iw_n && 2 * q.pad[3] <= kMove &&
+                 ih * iw_n + kMove <= q.in_plane) {
         // A short row in one move, which spills into the padding and the
         // next row; one move of zeros restores both (rows go top-down, so
         // the next row's interior is written after; past the last row is
@@ -116,15 +140,16 @@ inline void fill_phases(const float *plane, const Conv4 &q, const DepthwiseGeome
       }
       continue;
     }
-    // Column phase b takes input columns iw0, iw0 + sw, ... into its
-    // columns j0, j0 + 1, ... (no division per element).
     for (int64_t b = 0; b < sw; ++b) {
-      const int64_t iw0 = ((b - q.pad[3]) % sw + sw) % sw;
-      const int64_t j0 = (iw0 + q.pad[3]) / sw;
-      const int64_t n = min_of((q.in[3] - iw0 + sw - 1) / sw, g.phase_w - j0);
-      float *dst = dst_row + b * g.phase_h * g.phase_w + j0;
-      for (int64_t k = 0; k < n; ++k)
-        dst[k] = src[iw0 + k * sw];
+      const ColumnPhase c = cols[b];
+      float *dst = dst_row + b * phase_floats + c.dst0;
+      const float *from = src + c.src0;
+      if (sw == 2) // a constant stride: the loop vectorises (even/odd shuffles)
+        for (int64_t k = 0; k < c.n; ++k)
+          dst[k] = from[2 * k];
+      else
+        for (int64_t k = 0; k < c.n; ++k)
+          dst[k] = from[k * sw];
     }
   }
 }
@@ -136,10 +161,13 @@ inline int64_t depthwise_tap_offset(const Conv4 &q, const DepthwiseGeometry &g, 
   return phase * g.phase_h * g.phase_w + rh / q.st[2] * g.phase_w + rw / q.st[3];
 }
 
-// grid[e] = b0 + sum_t w[t] * phases[tap_offset(t) + e] for e < n rounded up
-// to a step.
+// grid[e] = b0 + sum_t w[t] * phases[off[t] + e] for e < n rounded up to a
+// step; `off` holds depthwise_tap_offset of every tap (computed once per
+// call), or is null for kernels over kMaxOffsetTaps taps.
+constexpr int64_t kMaxOffsetTaps = 64;
 inline void depthwise_grid(const float *phases, const Conv4 &q, const DepthwiseGeometry &g,
-                           const float *w, float b0, float *grid, int64_t n) {
+                           const int64_t *off, const float *w, float b0, float *grid,
+                           int64_t n) {
   const int64_t taps = q.ker[2] * q.ker[3];
 #if defined(__GNUC__)
   if (taps <= kMaxRegisterTaps) {
@@ -148,9 +176,6 @@ inline void depthwise_grid(const float *phases, const Conv4 &q, const DepthwiseG
     // four output rows so each input vector feeds several rows measured no
     // faster: GCC folds the loads back into the FMAs.)
     typedef float v16 __attribute__((vector_size(64)));
-    int64_t off[kMaxRegisterTaps];
-    for (int64_t t = 0; t < taps; ++t)
-      off[t] = depthwise_tap_offset(q, g, t);
     for (int64_t e0 = 0; e0 < n; e0 += kDepthwiseStep) {
       v16 a0 = v16{} + b0, a1 = a0, a2 = a0, a3 = a0;
       for (int64_t t = 0; t < taps; ++t) {
@@ -183,7 +208,7 @@ inline void depthwise_grid(const float *phases, const Conv4 &q, const DepthwiseG
       chunk[e] = b0;
     for (int64_t t = 0; t < taps; ++t) {
       const float w_t = w[t];
-      const float *src = phases + depthwise_tap_offset(q, g, t) + e0;
+      const float *src = phases + (off ? off[t] : depthwise_tap_offset(q, g, t)) + e0;
       for (int64_t e = 0; e < en; ++e)
         chunk[e] += w_t * src[e];
     }
@@ -207,13 +232,21 @@ void conv_depthwise_groups(const float *x, const float *w, const float *bias, fl
   for (int64_t i = 0; i < g.phases * phase_floats + g.slack; ++i)
     phases[i] = 0.0f;
   const int64_t n = oh_n * g.phase_w;
+  int64_t off[detail::kMaxOffsetTaps];
+  for (int64_t t = 0; t < taps && taps <= detail::kMaxOffsetTaps; ++t)
+    off[t] = detail::depthwise_tap_offset(q, g, t);
+  detail::ColumnPhase cols[kMaxPhaseStride];
+  for (int64_t c = 0; c < q.st[3]; ++c)
+    cols[c] = detail::column_phase(q, g, c);
   for (int64_t b = 0; b < p.batch; ++b)
     for (int64_t oc = g0 * multiplier; oc < g1 * multiplier; ++oc) {
       if (oc % multiplier == 0)
-        detail::fill_phases(x + (b * p.in_channels + oc / multiplier) * q.in_plane, q, g, phases);
+        detail::fill_phases(x + (b * p.in_channels + oc / multiplier) * q.in_plane, q, g, cols,
+                            phases);
       const float *wc = w + oc * taps;
       const float b0 = bias ? bias[oc] : 0.0f;
-      detail::depthwise_grid(phases, q, g, wc, b0, grid, n);
+      detail::depthwise_grid(phases, q, g, taps <= detail::kMaxOffsetTaps ? off : nullptr, wc, b0,
+                             grid, n);
       const int64_t y0 = (b * p.out_channels + oc) * q.out_plane;
       float *out = y + y0;
       // Rows shorter than a move spill into the rows after them, which are

@@ -1,0 +1,87 @@
+// The conv kernels on the layer shapes of the benchmark models, one thread:
+//   - 3x3 stride-1: im2col GEMM vs Winograd F(2x2,3x3) vs F(4x4,3x3), with
+//     the tile size tract-choose-kernels would pick (winograd::choose_tile);
+//   - depthwise 3x3 at strides 1 and 2.
+// Medians of 21 runs. Built and run by bench/run-conv.sh.
+#include "tract/rt/nn/conv_depthwise.h"
+#include "tract/rt/nn/conv_gemm.h"
+#include "tract/rt/nn/conv_winograd.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <vector>
+
+using namespace tract::rt;
+
+namespace {
+
+template <class F> double median_seconds(F f) {
+  std::vector<double> t;
+  for (int r = 0; r < 21; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+ConvParams square(int64_t cin, int64_t cout, int64_t groups, int64_t h, int64_t stride) {
+  const int64_t oh = (h + 2 - 3) / stride + 1;
+  return {2, 1, cin, cout, groups, {h, h, 0, 0}, {oh, oh, 0, 0}, {3, 3, 0, 0},
+          {stride, stride, 0, 0}, {1, 1, 0, 0}, {1, 1, 0, 0}};
+}
+
+template <int M> double winograd_seconds(const ConvParams &p, const std::vector<float> &x,
+                                         const std::vector<float> &w, std::vector<float> &y) {
+  std::vector<float> u(size_t(winograd::transformed_weight_floats<M>(p)));
+  std::vector<float> scratch(size_t(winograd::scratch_floats<M>(p)));
+  winograd::transform_weights<M>(w.data(), p, u.data());
+  return median_seconds([&] {
+    winograd::conv_winograd<M>(x.data(), u.data(), nullptr, y.data(), p, gemm::NoEpilogue{},
+                               scratch.data());
+  });
+}
+
+void dense_3x3(int64_t c, int64_t h) {
+  const ConvParams p = square(c, c, 1, h, 1);
+  std::vector<float> x(size_t(c * h * h), 0.5f), w(size_t(c * c * 9), 0.01f), y(size_t(c * h * h));
+  std::vector<float> packed(size_t(gemm::packed_conv_weight_floats(c, 1, c * 9)));
+  gemm::pack_conv_weights(w.data(), c, 1, c * 9, packed.data());
+  std::vector<float> scratch(size_t(gemm::conv_scratch_floats(p, true)));
+  const double im2col = median_seconds([&] {
+    gemm::conv_gemm(x.data(), packed.data(), true, nullptr, y.data(), p, gemm::NoEpilogue{},
+                    scratch.data());
+  });
+  const double f2 = winograd_seconds<2>(p, x, w, y), f4 = winograd_seconds<4>(p, x, w, y);
+  const double flop = 2.0 * c * c * 9 * h * h;
+  std::printf("| 3x3 %ld ch %ldx%ld | %.0f us (%.0f GFLOP/s) | %.0f us (x%.2f) | %.0f us (x%.2f) | F(%d) |\n",
+              long(c), long(h), long(h), im2col * 1e6, flop / im2col * 1e-9, f2 * 1e6, im2col / f2,
+              f4 * 1e6, im2col / f4, winograd::choose_tile(p));
+}
+
+void depthwise(int64_t c, int64_t h, int64_t stride) {
+  const ConvParams p = square(c, c, c, h, stride);
+  const int64_t oh = p.out_size[0];
+  std::vector<float> x(size_t(c * h * h), 0.5f), w(size_t(c * 9), 0.1f), y(size_t(c * oh * oh));
+  std::vector<float> scratch(size_t(depthwise_scratch_floats(p)));
+  const double s = median_seconds([&] {
+    conv_depthwise(x.data(), w.data(), nullptr, y.data(), p, gemm::NoEpilogue{}, scratch.data());
+  });
+  std::printf("| depthwise 3x3 %ld ch %ldx%ld stride %ld | %.1f us | %.1f ns per channel |\n",
+              long(c), long(h), long(h), long(stride), s * 1e6, s * 1e9 / double(c));
+}
+
+} // namespace
+
+int main() {
+  std::printf("| 3x3 stride-1 conv | im2col GEMM | Winograd F(2x2) | Winograd F(4x4) | chosen |\n");
+  std::printf("|---|---|---|---|---|\n");
+  for (auto [c, h] : {std::pair<int64_t, int64_t>{64, 56}, {128, 28}, {256, 14}, {512, 7}, {16, 49}})
+    dense_3x3(c, h);
+  std::printf("\n| depthwise conv (MobileNetV2 shapes) | time | per channel |\n|---|---|---|\n");
+  for (auto [c, h, s] : {std::tuple<int64_t, int64_t, int64_t>{32, 112, 1}, {96, 112, 2},
+                         {144, 56, 1}, {144, 56, 2}, {384, 14, 1}, {576, 14, 2}, {960, 7, 1}})
+    depthwise(c, h, s);
+}

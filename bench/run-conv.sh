@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Builds bench/conv/conv_bench.cpp with -O3 -march=native and runs it: 3x3
+# convs as im2col GEMM vs Winograd F(2x2,3x3) / F(4x4,3x3) (and the tile size
+# the compiler's cost model picks), depthwise convs per channel. One thread.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mkdir -p build/bench
+g++ -std=c++17 -O3 -march=native -Iruntime/include bench/conv/conv_bench.cpp -o build/bench/conv_bench
+build/bench/conv_bench "$@"
