@@ -78,10 +78,12 @@ void depthwise(int64_t c, int64_t h, int64_t stride) {
 int main() {
   std::printf("| 3x3 stride-1 conv | im2col GEMM | Winograd F(2x2) | Winograd F(4x4) | chosen |\n");
   std::printf("|---|---|---|---|---|\n");
-  for (auto [c, h] : {std::pair<int64_t, int64_t>{64, 56}, {128, 28}, {256, 14}, {512, 7}, {16, 49}})
-    dense_3x3(c, h);
+  const int64_t dense[][2] = {{64, 56}, {128, 28}, {256, 14}, {512, 7}, {16, 49}};
+  for (const auto &d : dense)
+    dense_3x3(d[0], d[1]);
   std::printf("\n| depthwise conv (MobileNetV2 shapes) | time | per channel |\n|---|---|---|\n");
-  for (auto [c, h, s] : {std::tuple<int64_t, int64_t, int64_t>{32, 112, 1}, {96, 112, 2},
-                         {144, 56, 1}, {144, 56, 2}, {384, 14, 1}, {576, 14, 2}, {960, 7, 1}})
-    depthwise(c, h, s);
+  const int64_t dw[][3] = {{32, 112, 1}, {96, 112, 2}, {144, 56, 1}, {144, 56, 2},
+                           {384, 14, 1}, {576, 14, 2}, {960, 7, 1}};
+  for (const auto &d : dw)
+    depthwise(d[0], d[1], d[2]);
 }
