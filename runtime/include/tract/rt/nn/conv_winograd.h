@@ -288,7 +288,19 @@ void winograd_block(const float *x, const float *u, const float *bias, float *y,
 
   // Output transform, bias, and the scatter of each tile into y.
   split(cout, [&](int64_t co0, int64_t co1) {
-  for (int64_t pn = 0; pn < panels_n; ++pn)
+  for (int64_t pn = 0; pn < panels_n; ++pn) {
+    // Where each lane's tile lands (once per panel, not per channel: the
+    // divisions cost more than the scatter).
+    const int64_t lanes = gemm::min64(kLanes, nt - pn * kLanes);
+    int64_t at[kLanes], image[kLanes];
+    int rows[kLanes], cols[kLanes];
+    for (int64_t l = 0; l < lanes; ++l) {
+      const TileOrigin o = tile_origin<M>(p, t0 + pn * kLanes + l);
+      image[l] = o.image;
+      at[l] = o.row * ow_n + o.col;
+      rows[l] = static_cast<int>(gemm::min64(M, oh_n - o.row));
+      cols[l] = static_cast<int>(gemm::min64(M, ow_n - o.col));
+    }
     for (int64_t co = co0; co < co1; ++co) {
       Vec mv[A][A], yv[M][M];
       for (int i = 0; i < A; ++i)
@@ -303,17 +315,14 @@ void winograd_block(const float *x, const float *u, const float *bias, float *y,
           const Vec s = yv[i][j] + b0;
           std::memcpy(out[i][j], &s, sizeof s);
         }
-      const int64_t lanes = gemm::min64(kLanes, nt - pn * kLanes);
       for (int64_t l = 0; l < lanes; ++l) {
-        const TileOrigin o = tile_origin<M>(p, t0 + pn * kLanes + l);
-        float *plane = y + (o.image * cout + co) * oh_n * ow_n;
-        const int rows = static_cast<int>(gemm::min64(M, oh_n - o.row));
-        const int cols = static_cast<int>(gemm::min64(M, ow_n - o.col));
-        for (int i = 0; i < rows; ++i)
-          for (int j = 0; j < cols; ++j)
-            plane[(o.row + i) * ow_n + o.col + j] = out[i][j][l];
+        float *tile = y + (image[l] * cout + co) * oh_n * ow_n + at[l];
+        for (int i = 0; i < rows[l]; ++i)
+          for (int j = 0; j < cols[l]; ++j)
+            tile[i * ow_n + j] = out[i][j][l];
       }
     }
+  }
   });
 }
 
