@@ -6,22 +6,23 @@
 // output, so blocks are one 16-column panel: 36*16 floats.
 // A 1x1 stride-1 conv reads its input as B directly (still one block of
 // scratch: 8 rows x 64 columns). A depthwise conv has its own kernel, its
-// scratch the zero-padded 10x10 plane, one row and 64 floats of slack, and
-// the 8x10 output grid rounded up to 64-float steps plus one 16-float move
-// (318 floats).
+// scratch in 16-channel lanes: 9 tap weights, the bias, 3 staged rows and a
+// zero row of 10 pixels (8 outputs, 2 taps of padding), one output row of 8
+// pixels: 16 x 58 floats.
 // CHECK-LABEL: func @convs
 // CHECK: tract.conv {{.*}}tract.algorithm = "im2col_gemm", tract.packed_weights, tract.scratch_bytes = 2304 : i64
 // CHECK: tract.conv {{.*}}tract.algorithm = "gemm_pointwise", tract.packed_weights, tract.scratch_bytes = 2048 : i64
 // CHECK: tract.conv {{.*}}tract.algorithm = "depthwise"
-// CHECK-SAME: tract.scratch_bytes = 1272 : i64
+// CHECK-SAME: tract.scratch_bytes = 3712 : i64
 // A scratch buffer lives only while its conv runs, beside that conv's input
 // and output: the peak is the pointwise conv's input, output and scratch
-// (3 x 2048 bytes, placed with one 256-byte gap).
+// (3 x 2048 bytes, placed with one 256-byte gap); the depthwise conv writes
+// the function's result, so its input and scratch (5760 bytes) fit below.
 // PLAN-LABEL: func @convs
 // PLAN-SAME: tract.arena_bytes = 6400
 // PLAN: tract.conv {{.*}}tract.arena_offsets = array<i64: 2304>{{.*}}tract.scratch_offset = 0
-// PLAN: tract.conv {{.*}}tract.arena_offsets = array<i64: 0>{{.*}}tract.scratch_offset = 4352
-// PLAN: tract.conv {{.*}}tract.arena_offsets = array<i64: -1>{{.*}}tract.scratch_offset = 2048
+// PLAN: tract.conv {{.*}}tract.arena_offsets = array<i64: 4352>{{.*}}tract.scratch_offset = 0
+// PLAN: tract.conv {{.*}}tract.arena_offsets = array<i64: -1>{{.*}}tract.scratch_offset = 0
 func.func @convs(%x: tensor<1x4x8x8xf32>) -> tensor<1x8x8x8xf32> {
   %w = tract.const dense<0.5> : tensor<8x4x3x3xf32>
   %p = tract.const dense<0.25> : tensor<8x8x1x1xf32>

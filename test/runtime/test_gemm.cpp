@@ -265,13 +265,19 @@ TEST(ConvDepthwise, MatchesReferenceConvWithEpilogue) {
       {2, 1, 3, 3, 3, {10, 10}, {3, 3}, {1, 1}, {2, 2}, {2, 2}},     // dilation
       {2, 1, 5, 5, 5, {7, 9}, {3, 1}, {2, 1}, {1, 1}, {0, 0}},       // no padding, 3x1
       {1, 1, 4, 4, 4, {33, 1}, {7, 1}, {1, 1}, {1, 1}, {3, 0}},      // 1-d
-      // Phase planes: strides 2 and 3 with dilation, unequal strides, a
-      // kernel over 5x5 (the per-tap path), padding wider than the stride.
+      // Strides 2 and 3 with dilation, unequal strides, a 7x7 kernel,
+      // padding wider than the stride, rows wider than one 16-pixel transpose.
       {2, 1, 3, 3, 3, {15, 14}, {3, 3}, {2, 2}, {2, 2}, {2, 2}},
       {2, 1, 2, 4, 2, {17, 16}, {5, 5}, {3, 3}, {1, 1}, {2, 3}},
       {2, 1, 3, 3, 3, {11, 12}, {3, 3}, {2, 1}, {1, 1}, {1, 1}},
       {2, 1, 2, 2, 2, {12, 12}, {7, 7}, {2, 2}, {1, 1}, {3, 3}},
+      {2, 1, 2, 2, 2, {5, 37}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+      {2, 1, 2, 2, 2, {40, 40}, {3, 3}, {1, 1}, {1, 1}, {1, 1}}, // epilogue in stripes
+      // Channel blocks of 16: one full block; two full blocks and a partial
+      // one (stride 2, batch 2); a multiplier whose lanes span input channels.
       {2, 1, 16, 16, 16, {7, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+      {2, 2, 40, 40, 40, {9, 8}, {3, 3}, {2, 2}, {1, 1}, {1, 1}},
+      {2, 1, 7, 21, 7, {6, 6}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
   };
   for (const ConvGeom &g : cases) {
     const rt::ConvParams p = params(g);
@@ -294,6 +300,37 @@ TEST(ConvDepthwise, MatchesReferenceConvWithEpilogue) {
   }
   rt::ConvParams grouped = params({2, 1, 8, 8, 4, {6, 6}, {3, 3}, {1, 1}, {1, 1}, {1, 1}});
   EXPECT_FALSE(rt::conv_is_depthwise(grouped)) << "two input channels per group";
+}
+
+// Lane layout round trip (the depthwise conv's transposes): rows of every
+// length around the 16-float blocks, an offset, null rows.
+TEST(LaneTranspose, GatherAndScatterMatchScalarTranspose) {
+  for (int64_t n : {1, 3, 4, 7, 16, 17, 33, 50}) {
+    SCOPED_TRACE(::testing::Message() << "n " << n);
+    const int64_t at = 5, stride = at + n + 3;
+    const std::vector<float> src = random_floats(size_t(16 * stride), uint64_t(n));
+    const float *rows[16];
+    for (int64_t c = 0; c < 16; ++c)
+      rows[c] = c == 6 || c == 15 ? nullptr : src.data() + c * stride;
+    std::vector<float> lanes(size_t(n * 16), std::nanf(""));
+    rt::lanes::gather(rows, at, n, lanes.data());
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t c = 0; c < 16; ++c)
+        ASSERT_EQ(lanes[size_t(i * 16 + c)], rows[c] ? rows[c][at + i] : 0.0f) << i << " " << c;
+    // Back into fresh rows: the null rows and the floats around [at, at + n)
+    // are left alone.
+    std::vector<float> back(size_t(16 * stride), -1.0f);
+    float *out[16];
+    for (int64_t c = 0; c < 16; ++c)
+      out[c] = rows[c] ? back.data() + c * stride : nullptr;
+    rt::lanes::scatter(lanes.data(), n, out, at);
+    for (int64_t c = 0; c < 16; ++c)
+      for (int64_t i = 0; i < stride; ++i) {
+        const bool inside = rows[c] && i >= at && i < at + n;
+        ASSERT_EQ(back[size_t(c * stride + i)], inside ? src[size_t(c * stride + i)] : -1.0f)
+            << c << " " << i;
+      }
+  }
 }
 
 // Winograd F(2x2) and F(4x4) against the reference conv: output sizes that

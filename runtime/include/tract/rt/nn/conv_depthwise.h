@@ -1,22 +1,22 @@
-// tract runtime: f32 depthwise convolution (groups = input channels), 1-d
-// and 2-d, with a fused epilogue.
+// tract runtime: f32 depthwise convolution (each output channel reads one
+// input channel), 1-d and 2-d, with a fused epilogue.
 //
 // A depthwise conv has K = kernel taps per output (9 for 3x3): as a GEMM it
-// would be all packing and no reuse. Instead each input channel is copied
-// into scratch, zero padding included, split into stride_h x stride_w
-// "phase" planes: phase (a, b) holds the padded plane's rows a, a + sh, ...
-// and columns b, b + sw, ... Every tap of every output then reads its phase
-// plane at (oh + kh*dh/sh, ow + kw*dw/sw): with the outputs computed over the
-// phase width (a few wasted columns per row), each tap is ONE contiguous
-// axpy over the whole output grid, whatever the stride. The grid is
-// accumulated 64 outputs at a time in four independent vector registers
-// (one chain would wait on the FMA latency every tap), then its valid
-// columns are copied out and the epilogue (gemm.h's contract) runs once on
-// the channel's whole output plane.
+// would be all packing and no reuse, and per channel a small plane is mostly
+// loop overhead. So channels are taken 16 at a time in lane layout
+// (lane_transpose.h): one vector holds the 16 channels of one pixel and a
+// tap is one FMA for all of them, whatever the stride, with no per-channel
+// work. Input rows are transposed into a ring of zero-padded staged rows
+// (each input row once, as the output rows reach it), each output row is
+// computed a register block of pixels at a time, transposed back into the 16
+// output planes, and the epilogue (gemm.h's contract) runs once per plane.
+// This is ONNX Runtime's NCHWc idea kept local to one op: the transposes
+// cost about one shuffle per float, against ~9 FMAs per output.
 #pragma once
 
 #include "tract/rt/linalg/gemm.h"
 #include "tract/rt/nn/conv_ref.h"
+#include "tract/rt/nn/lane_transpose.h"
 
 #include <cstring>
 
@@ -26,259 +26,192 @@ namespace rt {
 constexpr int64_t max_of(int64_t a, int64_t b) { return a < b ? b : a; }
 constexpr int64_t min_of(int64_t a, int64_t b) { return a < b ? a : b; }
 
-// Widest stride the phase planes take (one set of column bounds each).
-constexpr int64_t kMaxPhaseStride = 8;
+// Kernel rows one output row reads (an array on the stack).
+constexpr int64_t kDepthwiseMaxKernelRows = 64;
 
 // The shapes conv_depthwise handles: one input channel per group, at most two
-// spatial dims (Conv4 puts them last), a width stride up to kMaxPhaseStride.
+// spatial dims (Conv4 puts them last).
 inline bool conv_is_depthwise(const ConvParams &p) {
   const detail::Conv4 q = detail::conv4(p);
   return p.groups > 1 && p.groups == p.in_channels && p.out_channels % p.groups == 0 &&
          q.ker[0] == 1 && q.ker[1] == 1 && q.out[0] == 1 && q.out[1] == 1 && q.in[0] == 1 &&
-         q.in[1] == 1 && q.st[3] <= kMaxPhaseStride;
+         q.in[1] == 1 && q.ker[2] <= kDepthwiseMaxKernelRows;
 }
 
-// Kernels up to 5x5 take the register-blocked loop; larger ones a per-tap
-// loop over L1-sized chunks.
-constexpr int64_t kMaxRegisterTaps = 25;
-// Outputs per step of the register-blocked loop: 4 x 16 floats.
-constexpr int64_t kDepthwiseStep = 64;
+// Output pixels per register block: 8 vectors of 16 accumulators fit
+// AVX-512's 32 registers with the weights; AVX and aarch64 NEON (a vector of
+// 16 is two or four registers there) take 4, armv7 and scalar 2. Scratch is
+// sized for the widest, so it does not depend on the ISA.
+#if defined(__AVX512F__)
+constexpr int64_t kDepthwiseBlock = 8;
+#elif defined(__AVX__) || defined(__aarch64__)
+constexpr int64_t kDepthwiseBlock = 4;
+#else
+constexpr int64_t kDepthwiseBlock = 2;
+#endif
+constexpr int64_t kDepthwiseMaxBlock = 8;
+// Floats per channel the epilogue is run on at once: 16 channels of it stay
+// in L1/L2.
+constexpr int64_t kDepthwiseEpilogueStripe = 512;
 
 struct DepthwiseGeometry {
-  int64_t phase_h, phase_w; // one phase plane; phase_w is also the grid's row stride
-  int64_t phases;           // stride_h * stride_w
-  int64_t grid;             // grid floats: out_h * phase_w, rounded up to a step
-  int64_t slack;            // readable floats after the last phase plane
+  int64_t row_w;     // pixels per staged row: left padding, the input row, slack
+  int64_t ring_rows; // staged rows kept: the rows one output row reads
+  int64_t out_w;     // output row pixels, rounded up to a register block
 };
 
 inline DepthwiseGeometry depthwise_geometry(const ConvParams &p) {
   const detail::Conv4 q = detail::conv4(p);
   DepthwiseGeometry g;
-  g.phase_h = q.out[2] + (q.ker[2] - 1) * q.dil[2] / q.st[2];
-  g.phase_w = q.out[3] + (q.ker[3] - 1) * q.dil[3] / q.st[3];
-  g.phases = q.st[2] * q.st[3];
-  // (+ 16: the copy-out's 16-float moves read up to a move past a row.)
-  g.grid = (q.out[2] * g.phase_w + kDepthwiseStep - 1) / kDepthwiseStep * kDepthwiseStep + 16;
-  // The last step and the wasted columns read up to one row and one step
-  // past the last phase plane (values never copied out).
-  g.slack = g.phase_w + kDepthwiseStep;
+  g.out_w = (q.out[3] + kDepthwiseMaxBlock - 1) / kDepthwiseMaxBlock * kDepthwiseMaxBlock;
+  // The last block reads up to its last pixel's last tap (outputs past the
+  // row are computed from zeros and never stored).
+  g.row_w = max_of(q.pad[3] + q.in[3], (g.out_w - 1) * q.st[3] + (q.ker[3] - 1) * q.dil[3] + 1);
+  g.ring_rows = (q.ker[2] - 1) * q.dil[2] + 1;
   return g;
 }
 
-// Scratch floats conv_depthwise needs: the phase planes and the grid.
+// Scratch floats conv_depthwise needs (per task): the lane-layout weights
+// and bias, the ring of staged rows plus one zero row, one output row.
 inline int64_t depthwise_scratch_floats(const ConvParams &p) {
+  const detail::Conv4 q = detail::conv4(p);
   const DepthwiseGeometry g = depthwise_geometry(p);
-  return g.phases * g.phase_h * g.phase_w + g.slack + g.grid;
+  return lanes::kLanes * (q.ker_vol + 1 + g.row_w * (g.ring_rows + 1) + g.out_w);
 }
 
 namespace detail {
 
-// Row copies as fixed 16-float moves (inline vector moves; a memcpy of a
-// run-time size is a library call, and small planes make thousands).
-constexpr int64_t kMove = 16;
-inline void move16(float *dst, const float *src) {
-  std::memcpy(dst, src, sizeof(float) * kMove);
-}
-// n >= 16 floats: whole moves, the last one ending exactly at n.
-inline void copy_long(float *dst, const float *src, int64_t n) {
-  int64_t k = 0;
-  for (; k + kMove <= n; k += kMove)
-    move16(dst + k, src + k);
-  if (k < n)
-    move16(dst + n - kMove, src + n - kMove);
-}
-
-// Where each column phase's interior lies: input columns src0, src0 + sw,
-// ... go to phase columns dst0, dst0 + 1, ... (n of them). Computed once
-// per call: divisions by a run-time stride cost ~25 cycles each, and per
-// row they were most of a small plane's time.
-struct ColumnPhase {
-  int64_t src0, dst0, n;
-};
-
-inline ColumnPhase column_phase(const Conv4 &q, const DepthwiseGeometry &g, int64_t b) {
-  const int64_t sw = q.st[3];
-  const int64_t src0 = ((b - q.pad[3]) % sw + sw) % sw;
-  const int64_t dst0 = (src0 + q.pad[3]) / sw;
-  return {src0, dst0, min_of((q.in[3] - src0 + sw - 1) / sw, g.phase_w - dst0)};
-}
-
-// Writes one input plane into the phase planes' interior. The positions it
-// writes are the same for every channel, so the zero padding written once
-// per call stays. `cols` holds column_phase(b) for b < stride_w.
-inline void fill_phases(const float *plane, const Conv4 &q, const DepthwiseGeometry &g,
-                        const ColumnPhase *cols, float *phases) {
-  const int64_t sh = q.st[2], sw = q.st[3], iw_n = q.in[3];
-  const int64_t phase_floats = g.phase_h * g.phase_w;
-  // Padded row r = ih + pad goes to row i = r / sh of row phase a = r % sh.
-  int64_t a = q.pad[2] % sh, i = q.pad[2] / sh;
-  for (int64_t ih = 0; ih < q.in[2]; ++ih) {
-    if (i >= g.phase_h)
-      break; // rows below the last tap of the last output
-    float *dst_row = phases + a * sw * phase_floats + i * g.phase_w;
-    const float *src = plane + ih * iw_n;
-    if (++a == sh) {
-      a = 0;
-      ++i;
-    }
-    if (sw == 1) {
-      const int64_t n = cols[0].n;
-      float *d = dst_row + q.pad[3];
-      if (n >= kMove) {
-        copy_long(d, src, n);
-      } else if (g.phases == 1 && n == iw_n && 2 * q.pad[3] <= kMove &&
-                 ih * iw_n + kMove <= q.in_plane) {
-        // A short row in one move, which spills into the padding and the
-        // next row; one move of zeros restores both (rows go top-down, so
-        // the next row's interior is written after; past the last row is
-        // bottom padding or slack).
-        static const float zeros[kMove] = {};
-        move16(d, src);
-        move16(d + n, zeros);
-      } else if (n > 0) {
-        std::memcpy(d, src, sizeof(float) * static_cast<size_t>(n));
-      }
-      continue;
-    }
-    for (int64_t b = 0; b < sw; ++b) {
-      const ColumnPhase c = cols[b];
-      float *dst = dst_row + b * phase_floats + c.dst0;
-      const float *from = src + c.src0;
-      if (sw == 2) // a constant stride: the loop vectorises (even/odd shuffles)
-        for (int64_t k = 0; k < c.n; ++k)
-          dst[k] = from[2 * k];
-      else
-        for (int64_t k = 0; k < c.n; ++k)
-          dst[k] = from[k * sw];
-    }
-  }
-}
-
-// Where tap t of the kernel reads, relative to its output's grid position.
-inline int64_t depthwise_tap_offset(const Conv4 &q, const DepthwiseGeometry &g, int64_t t) {
-  const int64_t rh = (t / q.ker[3]) * q.dil[2], rw = (t % q.ker[3]) * q.dil[3];
-  const int64_t phase = (rh % q.st[2]) * q.st[3] + rw % q.st[3];
-  return phase * g.phase_h * g.phase_w + rh / q.st[2] * g.phase_w + rw / q.st[3];
-}
-
-// grid[e] = b0 + sum_t w[t] * phases[off[t] + e] for e < n rounded up to a
-// step; `off` holds depthwise_tap_offset of every tap (computed once per
-// call), or is null for kernels over kMaxOffsetTaps taps.
-constexpr int64_t kMaxOffsetTaps = 64;
-inline void depthwise_grid(const float *phases, const Conv4 &q, const DepthwiseGeometry &g,
-                           const int64_t *off, const float *w, float b0, float *grid,
-                           int64_t n) {
-  const int64_t taps = q.ker[2] * q.ker[3];
+// One output row in lane layout: out[ow * 16 + c] = bias[c] + sum over taps
+// of w[t * 16 + c] * rows[kh][(ow * sw + kw * dw) * 16 + c], for ow < out_w.
+inline void depthwise_lane_row(const float *const *rows, const Conv4 &q, const float *w,
+                               const float *bias, float *out, int64_t out_w) {
+  const int64_t kh_n = q.ker[2], kw_n = q.ker[3];
+  const int64_t step = q.st[3] * lanes::kLanes, tap_step = q.dil[3] * lanes::kLanes;
 #if defined(__GNUC__)
-  if (taps <= kMaxRegisterTaps) {
-    // Four independent accumulators of 16 (GCC/clang vector extensions: one
-    // AVX-512 register, two AVX ones, four NEON ones per v16). (Blocking
-    // four output rows so each input vector feeds several rows measured no
-    // faster: GCC folds the loads back into the FMAs.)
-    typedef float v16 __attribute__((vector_size(64)));
-    for (int64_t e0 = 0; e0 < n; e0 += kDepthwiseStep) {
-      v16 a0 = v16{} + b0, a1 = a0, a2 = a0, a3 = a0;
-      for (int64_t t = 0; t < taps; ++t) {
-        const float *s = phases + off[t] + e0;
-        const v16 wt = v16{} + w[t];
-        v16 i0, i1, i2, i3;
-        std::memcpy(&i0, s, sizeof i0);
-        std::memcpy(&i1, s + 16, sizeof i1);
-        std::memcpy(&i2, s + 32, sizeof i2);
-        std::memcpy(&i3, s + 48, sizeof i3);
-        a0 += wt * i0;
-        a1 += wt * i1;
-        a2 += wt * i2;
-        a3 += wt * i3;
+  // (Loads are memcpys into locals: a function returning a v16 would trip
+  // -Wpsabi in builds without AVX-512.)
+  typedef float v16 __attribute__((vector_size(64)));
+  v16 b;
+  std::memcpy(&b, bias, sizeof b);
+  for (int64_t ow0 = 0; ow0 < out_w; ow0 += kDepthwiseBlock) {
+    v16 acc[kDepthwiseBlock];
+    for (int64_t j = 0; j < kDepthwiseBlock; ++j)
+      acc[j] = b;
+    const float *wt = w;
+    for (int64_t kh = 0; kh < kh_n; ++kh) {
+      const float *r = rows[kh] + ow0 * step;
+      for (int64_t kw = 0; kw < kw_n; ++kw, wt += lanes::kLanes, r += tap_step) {
+        v16 wv;
+        std::memcpy(&wv, wt, sizeof wv);
+#pragma GCC unroll 8
+        for (int64_t j = 0; j < kDepthwiseBlock; ++j) {
+          v16 in;
+          std::memcpy(&in, r + j * step, sizeof in);
+          acc[j] += wv * in;
+        }
       }
-      std::memcpy(grid + e0, &a0, sizeof a0);
-      std::memcpy(grid + e0 + 16, &a1, sizeof a1);
-      std::memcpy(grid + e0 + 32, &a2, sizeof a2);
-      std::memcpy(grid + e0 + 48, &a3, sizeof a3);
     }
-    return;
+    for (int64_t j = 0; j < kDepthwiseBlock; ++j)
+      std::memcpy(out + (ow0 + j) * lanes::kLanes, &acc[j], sizeof acc[j]);
+  }
+#else
+  for (int64_t ow = 0; ow < out_w; ++ow) {
+    float *o = out + ow * lanes::kLanes;
+    for (int64_t c = 0; c < lanes::kLanes; ++c)
+      o[c] = bias[c];
+    const float *wt = w;
+    for (int64_t kh = 0; kh < kh_n; ++kh)
+      for (int64_t kw = 0; kw < kw_n; ++kw, wt += lanes::kLanes) {
+        const float *s = rows[kh] + ow * step + kw * tap_step;
+        for (int64_t c = 0; c < lanes::kLanes; ++c)
+          o[c] += wt[c] * s[c];
+      }
   }
 #endif
-  // Larger kernels (and compilers without vector extensions): one tap at a
-  // time over chunks of 1024 outputs, so a chunk stays in L1 across taps.
-  for (int64_t e0 = 0; e0 < n; e0 += 1024) {
-    const int64_t en = min_of(1024, n - e0);
-    float *chunk = grid + e0;
-    for (int64_t e = 0; e < en; ++e)
-      chunk[e] = b0;
-    for (int64_t t = 0; t < taps; ++t) {
-      const float w_t = w[t];
-      const float *src = phases + (off ? off[t] : depthwise_tap_offset(q, g, t)) + e0;
-      for (int64_t e = 0; e < en; ++e)
-        chunk[e] += w_t * src[e];
-    }
-  }
 }
 
 } // namespace detail
 
-// Input channels [g0, g1) of every image, with `scratch` its own.
+// Output channels [c0, c1) (c0 a multiple of 16) of every image, with
+// `scratch` its own.
 template <class Epi>
-void conv_depthwise_groups(const float *x, const float *w, const float *bias, float *y,
-                           const ConvParams &p, const Epi &epi, float *scratch, int64_t g0,
-                           int64_t g1) {
+void conv_depthwise_channels(const float *x, const float *w, const float *bias, float *y,
+                             const ConvParams &p, const Epi &epi, float *scratch, int64_t c0,
+                             int64_t c1) {
+  constexpr int64_t L = lanes::kLanes;
   const detail::Conv4 q = detail::conv4(p);
   const DepthwiseGeometry g = depthwise_geometry(p);
-  const int64_t oh_n = q.out[2], ow_n = q.out[3];
-  const int64_t taps = q.ker[2] * q.ker[3], multiplier = p.out_channels / p.groups;
-  const int64_t phase_floats = g.phase_h * g.phase_w;
-  float *phases = scratch;
-  float *grid = scratch + g.phases * phase_floats + g.slack;
-  for (int64_t i = 0; i < g.phases * phase_floats + g.slack; ++i)
-    phases[i] = 0.0f;
-  const int64_t n = oh_n * g.phase_w;
-  int64_t off[detail::kMaxOffsetTaps];
-  for (int64_t t = 0; t < taps && taps <= detail::kMaxOffsetTaps; ++t)
-    off[t] = detail::depthwise_tap_offset(q, g, t);
-  detail::ColumnPhase cols[kMaxPhaseStride];
-  for (int64_t c = 0; c < q.st[3]; ++c)
-    cols[c] = detail::column_phase(q, g, c);
-  for (int64_t b = 0; b < p.batch; ++b)
-    for (int64_t oc = g0 * multiplier; oc < g1 * multiplier; ++oc) {
-      if (oc % multiplier == 0)
-        detail::fill_phases(x + (b * p.in_channels + oc / multiplier) * q.in_plane, q, g, cols,
-                            phases);
-      const float *wc = w + oc * taps;
-      const float b0 = bias ? bias[oc] : 0.0f;
-      detail::depthwise_grid(phases, q, g, taps <= detail::kMaxOffsetTaps ? off : nullptr, wc, b0,
-                             grid, n);
-      const int64_t y0 = (b * p.out_channels + oc) * q.out_plane;
-      float *out = y + y0;
-      // Rows shorter than a move spill into the rows after them, which are
-      // written after; the rows near the plane's end copy exactly.
-      for (int64_t oh = 0; oh < oh_n; ++oh) {
-        float *dst = out + oh * ow_n;
-        const float *src = grid + oh * g.phase_w;
-        if (ow_n >= detail::kMove)
-          detail::copy_long(dst, src, ow_n);
-        else if (oh * ow_n + detail::kMove <= q.out_plane)
-          detail::move16(dst, src);
-        else
-          std::memcpy(dst, src, sizeof(float) * static_cast<size_t>(ow_n));
-      }
-      epi(out, y0, gemm::opaque(q.out_plane));
+  const int64_t taps = q.ker_vol, multiplier = p.out_channels / p.groups;
+  const int64_t ih_n = q.in[2], iw_n = q.in[3], oh_n = q.out[2], ow_n = q.out[3];
+  float *wt = scratch;            // taps x 16
+  float *bt = wt + taps * L;      // 16
+  float *ring = bt + L;           // ring_rows x row_w x 16
+  float *zero_row = ring + g.ring_rows * g.row_w * L;
+  float *out_row = zero_row + g.row_w * L;
+  // Staged rows only ever get their interior written: padding stays zero.
+  for (float *f = ring; f < out_row; ++f)
+    *f = 0.0f;
+  const float *in_rows[L];
+  float *out_planes[L];
+  const float *w_rows[L];
+  const float *rows[kDepthwiseMaxKernelRows];
+  for (int64_t o0 = c0; o0 < c1; o0 += L) {
+    const int64_t nc = min_of(L, c1 - o0);
+    for (int64_t c = 0; c < L; ++c) {
+      w_rows[c] = c < nc ? w + (o0 + c) * taps : nullptr;
+      bt[c] = c < nc && bias ? bias[o0 + c] : 0.0f;
     }
+    lanes::gather(w_rows, 0, taps, wt);
+    for (int64_t b = 0; b < p.batch; ++b) {
+      for (int64_t c = 0; c < L; ++c) {
+        in_rows[c] = c < nc ? x + (b * p.in_channels + (o0 + c) / multiplier) * q.in_plane
+                            : nullptr;
+        out_planes[c] = c < nc ? y + (b * p.out_channels + o0 + c) * q.out_plane : nullptr;
+      }
+      int64_t next_row = 0;   // input rows before this one are staged or not needed
+      int64_t epi_row = 0;    // output rows before this one have had the epilogue
+      for (int64_t oh = 0; oh < oh_n; ++oh) {
+        const int64_t top = oh * q.st[2] - q.pad[2];
+        const int64_t last = min_of(top + g.ring_rows - 1, ih_n - 1);
+        for (int64_t ih = max_of(max_of(next_row, top), 0); ih <= last; ++ih)
+          lanes::gather(in_rows, ih * iw_n, iw_n,
+                        ring + ((ih % g.ring_rows) * g.row_w + q.pad[3]) * L);
+        next_row = max_of(next_row, last + 1);
+        for (int64_t kh = 0; kh < q.ker[2]; ++kh) {
+          const int64_t ih = top + kh * q.dil[2];
+          rows[kh] = ih >= 0 && ih < ih_n ? ring + (ih % g.ring_rows) * g.row_w * L : zero_row;
+        }
+        detail::depthwise_lane_row(rows, q, wt, bt, out_row, g.out_w);
+        lanes::scatter(out_row, ow_n, out_planes, oh * ow_n);
+        // The epilogue runs on stripes of rows while they are in cache
+        // (a whole plane at once when it is small).
+        if ((oh + 1 - epi_row) * ow_n >= kDepthwiseEpilogueStripe || oh + 1 == oh_n) {
+          for (int64_t c = 0; c < nc; ++c) {
+            const int64_t y0 = (b * p.out_channels + o0 + c) * q.out_plane + epi_row * ow_n;
+            epi(y + y0, y0, gemm::opaque((oh + 1 - epi_row) * ow_n));
+          }
+          epi_row = oh + 1;
+        }
+      }
+    }
+  }
 }
 
-// The input channels are split over par.threads tasks, each with its own
-// scratch (par.scratch_of).
+// Blocks of 16 output channels are split over par.threads tasks, each with
+// its own scratch (par.scratch_of).
 template <class Epi>
 void conv_depthwise(const float *x, const float *w, const float *bias, float *y,
                     const ConvParams &p, const Epi &epi, float *scratch,
                     const Parallel &par = Parallel{}) {
-  const int64_t groups = p.groups;
+  const int64_t blocks = (p.out_channels + lanes::kLanes - 1) / lanes::kLanes;
   const detail::Conv4 q = detail::conv4(p);
   const int64_t work = p.batch * p.out_channels * q.out_plane * q.ker_vol;
   const int64_t tasks =
-      par.parallel_for && work >= kMinParallelWork ? min_of(par.threads, groups) : 1;
+      par.parallel_for && work >= kMinParallelWork ? min_of(par.threads, blocks) : 1;
   run_tasks(par, tasks, [&](int64_t t) {
-    conv_depthwise_groups(x, w, bias, y, p, epi, par.scratch_of(t, scratch), groups * t / tasks,
-                          groups * (t + 1) / tasks);
+    conv_depthwise_channels(x, w, bias, y, p, epi, par.scratch_of(t, scratch),
+                            min_of(p.out_channels, blocks * t / tasks * lanes::kLanes),
+                            min_of(p.out_channels, blocks * (t + 1) / tasks * lanes::kLanes));
   });
 }
 

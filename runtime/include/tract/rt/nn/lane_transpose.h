@@ -1,0 +1,174 @@
+// tract runtime: transposes between 16 separate rows of floats and "lane"
+// layout, where position i holds the 16 rows' i-th floats side by side
+// (dst[i * 16 + c] = row_c[i]). The channel-blocked depthwise conv works in
+// lane layout: one vector register then holds 16 channels of one pixel, and
+// a tap is one FMA for all of them.
+//
+// Rows are given as 16 pointers, so the caller can map lanes to channels
+// freely (a depthwise multiplier, a partial last block): a null row reads as
+// zeros (gather) or is not written (scatter). AVX-512 transposes 16 x 16
+// blocks in registers; SSE and NEON 4 x 4 blocks; anything else scalar loops.
+#pragma once
+
+#include <cstdint>
+
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#elif defined(__SSE__)
+#include <xmmintrin.h>
+#elif defined(__ARM_NEON)
+#include <arm_neon.h>
+#endif
+
+namespace tract {
+namespace rt {
+namespace lanes {
+
+constexpr int64_t kLanes = 16;
+
+#if defined(__AVX512F__)
+
+// r[i][j] <- r[j][i], in place (16 registers plus a few temporaries, so
+// nothing spills): unpack pairs of rows, then pairs of pairs, then exchange
+// 128-bit quarters twice.
+inline void transpose16x16(__m512 r[16]) {
+  for (int i = 0; i < 16; i += 2) {
+    const __m512 lo = _mm512_unpacklo_ps(r[i], r[i + 1]), hi = _mm512_unpackhi_ps(r[i], r[i + 1]);
+    r[i] = lo;
+    r[i + 1] = hi;
+  }
+  for (int i = 0; i < 16; i += 4) {
+    const __m512d a = _mm512_castps_pd(r[i]), b = _mm512_castps_pd(r[i + 1]);
+    const __m512d c = _mm512_castps_pd(r[i + 2]), d = _mm512_castps_pd(r[i + 3]);
+    r[i] = _mm512_castpd_ps(_mm512_unpacklo_pd(a, c));
+    r[i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a, c));
+    r[i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(b, d));
+    r[i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(b, d));
+  }
+  // r[4g + k] now holds columns k, k + 4, k + 8, k + 12 of rows 4g..4g+3.
+  for (int k = 0; k < 4; ++k) {
+    const __m512 lo0 = _mm512_shuffle_f32x4(r[k], r[4 + k], 0x88);
+    const __m512 hi0 = _mm512_shuffle_f32x4(r[k], r[4 + k], 0xdd);
+    const __m512 lo1 = _mm512_shuffle_f32x4(r[8 + k], r[12 + k], 0x88);
+    const __m512 hi1 = _mm512_shuffle_f32x4(r[8 + k], r[12 + k], 0xdd);
+    r[k] = _mm512_shuffle_f32x4(lo0, lo1, 0x88);
+    r[k + 8] = _mm512_shuffle_f32x4(lo0, lo1, 0xdd);
+    r[k + 4] = _mm512_shuffle_f32x4(hi0, hi1, 0x88);
+    r[k + 12] = _mm512_shuffle_f32x4(hi0, hi1, 0xdd);
+  }
+}
+
+inline __mmask16 first_lanes(int64_t m) { return static_cast<__mmask16>((1u << m) - 1u); }
+
+// dst[i * 16 + c] = rows[c][at + i] for i < n (zeros for a null row).
+inline void gather(const float *const *rows, int64_t at, int64_t n, float *dst) {
+  for (int64_t i0 = 0; i0 < n; i0 += 16) {
+    const int64_t m = n - i0 < 16 ? n - i0 : 16;
+    const __mmask16 k = first_lanes(m);
+    __m512 r[16];
+#pragma GCC unroll 16
+    for (int c = 0; c < 16; ++c)
+      r[c] = rows[c] ? _mm512_maskz_loadu_ps(k, rows[c] + at + i0) : _mm512_setzero_ps();
+    transpose16x16(r);
+    // (A loop to m would be turned into a memcpy from a spilled r.)
+#pragma GCC unroll 16
+    for (int j = 0; j < 16; ++j)
+      if (j < m)
+        _mm512_storeu_ps(dst + (i0 + j) * 16, r[j]);
+  }
+}
+
+// rows[c][at + i] = src[i * 16 + c] for i < n (null rows skipped).
+inline void scatter(const float *src, int64_t n, float *const *rows, int64_t at) {
+  for (int64_t i0 = 0; i0 < n; i0 += 16) {
+    const int64_t m = n - i0 < 16 ? n - i0 : 16;
+    const __mmask16 k = first_lanes(m);
+    __m512 r[16];
+#pragma GCC unroll 16
+    for (int j = 0; j < 16; ++j)
+      r[j] = j < m ? _mm512_loadu_ps(src + (i0 + j) * 16) : _mm512_setzero_ps();
+    transpose16x16(r);
+#pragma GCC unroll 16
+    for (int c = 0; c < 16; ++c)
+      if (rows[c])
+        _mm512_mask_storeu_ps(rows[c] + at + i0, k, r[c]);
+  }
+}
+
+#else
+
+namespace detail {
+
+#if defined(__SSE__)
+typedef __m128 Quad;
+inline Quad load4(const float *p) { return _mm_loadu_ps(p); }
+inline void store4(float *p, Quad v) { _mm_storeu_ps(p, v); }
+inline Quad zero4() { return _mm_setzero_ps(); }
+inline void transpose4x4(Quad &a, Quad &b, Quad &c, Quad &d) { _MM_TRANSPOSE4_PS(a, b, c, d); }
+#elif defined(__ARM_NEON)
+typedef float32x4_t Quad;
+inline Quad load4(const float *p) { return vld1q_f32(p); }
+inline void store4(float *p, Quad v) { vst1q_f32(p, v); }
+inline Quad zero4() { return vdupq_n_f32(0.0f); }
+inline void transpose4x4(Quad &a, Quad &b, Quad &c, Quad &d) {
+  const float32x4x2_t ab = vtrnq_f32(a, b), cd = vtrnq_f32(c, d);
+  a = vcombine_f32(vget_low_f32(ab.val[0]), vget_low_f32(cd.val[0]));
+  b = vcombine_f32(vget_low_f32(ab.val[1]), vget_low_f32(cd.val[1]));
+  c = vcombine_f32(vget_high_f32(ab.val[0]), vget_high_f32(cd.val[0]));
+  d = vcombine_f32(vget_high_f32(ab.val[1]), vget_high_f32(cd.val[1]));
+}
+#define TRACT_RT_LANES_QUAD 1
+#endif
+#if defined(__SSE__)
+#define TRACT_RT_LANES_QUAD 1
+#endif
+
+} // namespace detail
+
+inline void gather(const float *const *rows, int64_t at, int64_t n, float *dst) {
+  int64_t i0 = 0;
+#if defined(TRACT_RT_LANES_QUAD)
+  using namespace detail;
+  for (; i0 + 4 <= n; i0 += 4)
+    for (int c = 0; c < 16; c += 4) {
+      Quad q[4];
+      for (int k = 0; k < 4; ++k)
+        q[k] = rows[c + k] ? load4(rows[c + k] + at + i0) : zero4();
+      transpose4x4(q[0], q[1], q[2], q[3]);
+      for (int k = 0; k < 4; ++k)
+        store4(dst + (i0 + k) * 16 + c, q[k]);
+    }
+#endif
+  for (; i0 < n; ++i0)
+    for (int c = 0; c < 16; ++c)
+      dst[i0 * 16 + c] = rows[c] ? rows[c][at + i0] : 0.0f;
+}
+
+inline void scatter(const float *src, int64_t n, float *const *rows, int64_t at) {
+  int64_t i0 = 0;
+#if defined(TRACT_RT_LANES_QUAD)
+  using namespace detail;
+  for (; i0 + 4 <= n; i0 += 4)
+    for (int c = 0; c < 16; c += 4) {
+      Quad q[4];
+      for (int k = 0; k < 4; ++k)
+        q[k] = load4(src + (i0 + k) * 16 + c);
+      transpose4x4(q[0], q[1], q[2], q[3]);
+      for (int k = 0; k < 4; ++k)
+        if (rows[c + k])
+          store4(rows[c + k] + at + i0, q[k]);
+    }
+#endif
+  for (; i0 < n; ++i0)
+    for (int c = 0; c < 16; ++c)
+      if (rows[c])
+        rows[c][at + i0] = src[i0 * 16 + c];
+}
+
+#undef TRACT_RT_LANES_QUAD
+
+#endif
+
+} // namespace lanes
+} // namespace rt
+} // namespace tract
