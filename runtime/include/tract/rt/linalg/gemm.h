@@ -225,6 +225,8 @@ void gemm(int64_t m, int64_t n, int64_t k, const ASrc &a, const BSrc &b,
               micro_kernel_rows<1>(kb, apanel, bpanel, tile);
             else if (rows == 2)
               micro_kernel_rows<2>(kb, apanel, bpanel, tile);
+            else if (cols <= kMaxNarrowCols)
+              micro_kernel_narrow(cols, kb, apanel, bpanel, tile);
             else
               micro_kernel(kb, apanel, bpanel, tile);
             const int64_t row0 = ic + ir, col0 = jc + jr;

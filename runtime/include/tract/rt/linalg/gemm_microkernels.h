@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
 #if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
 #include <immintrin.h>
@@ -229,6 +230,54 @@ inline void micro_kernel_rows(int64_t kb, const float *a, const float *b, float 
   for (int i = 0; i < R; ++i)
     for (int64_t j = 0; j < NR; ++j)
       tile[i * NR + j] = (acc[0][i][j] + acc[1][i][j]) + (acc[2][i][j] + acc[3][i][j]);
+}
+
+// Columns 0..C-1 of the tile only, for the last panel of a matrix whose
+// width is not a multiple of 16 (a 7x7 feature map has 49 pixels: the
+// 16-column kernel would spend 15/16 of the last panel on zero columns).
+// The 8 rows are the vector (the A panel's 8 floats per p are contiguous),
+// each column one accumulator fed a broadcast of B: C multiply-adds of 8
+// lanes per p instead of 8 of 16.
+template <int C>
+inline void micro_kernel_cols(int64_t kb, const float *a, const float *b, float *tile) {
+#if defined(__GNUC__)
+  typedef float v8 __attribute__((vector_size(32)));
+  v8 acc[C] = {};
+  for (int64_t p = 0; p < kb; ++p, a += MR, b += NR) {
+    v8 av;
+    std::memcpy(&av, a, sizeof av);
+    for (int j = 0; j < C; ++j)
+      acc[j] += av * b[j];
+  }
+  for (int j = 0; j < C; ++j)
+    for (int64_t i = 0; i < MR; ++i)
+      tile[i * NR + j] = acc[j][i];
+#else
+  float acc[C][MR] = {};
+  for (int64_t p = 0; p < kb; ++p, a += MR, b += NR)
+    for (int j = 0; j < C; ++j)
+      for (int64_t i = 0; i < MR; ++i)
+        acc[j][i] += a[i] * b[j];
+  for (int j = 0; j < C; ++j)
+    for (int64_t i = 0; i < MR; ++i)
+      tile[i * NR + j] = acc[j][i];
+#endif
+}
+
+// Columns up to kMaxNarrowCols go to micro_kernel_cols.
+constexpr int64_t kMaxNarrowCols = 8;
+inline void micro_kernel_narrow(int64_t cols, int64_t kb, const float *a, const float *b,
+                                float *tile) {
+  switch (cols) {
+  case 1: micro_kernel_cols<1>(kb, a, b, tile); break;
+  case 2: micro_kernel_cols<2>(kb, a, b, tile); break;
+  case 3: micro_kernel_cols<3>(kb, a, b, tile); break;
+  case 4: micro_kernel_cols<4>(kb, a, b, tile); break;
+  case 5: micro_kernel_cols<5>(kb, a, b, tile); break;
+  case 6: micro_kernel_cols<6>(kb, a, b, tile); break;
+  case 7: micro_kernel_cols<7>(kb, a, b, tile); break;
+  default: micro_kernel_cols<8>(kb, a, b, tile); break;
+  }
 }
 
 } // namespace gemm
