@@ -38,6 +38,7 @@ constexpr int64_t NC = 256;
 constexpr int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
 constexpr int64_t panels(int64_t n, int64_t width) { return (n + width - 1) / width; }
 constexpr int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+constexpr int64_t max64(int64_t a, int64_t b) { return a < b ? b : a; }
 
 // Floats of a whole-K packed A (M x K) or B (K x N).
 constexpr int64_t packed_a_floats(int64_t m, int64_t k) { return panels(m, MR) * k * MR; }

@@ -71,16 +71,42 @@ private:
     float operator()(int64_t t) const { return src[t * stride]; }
     void advance(int64_t n) { src += n * stride; }
   };
+  // Strides 1 and 2 as compile-time constants, so the copies vectorise
+  // (a run-time stride is a scalar loop).
+  template <int64_t kStride> struct FixedStride {
+    const float *src;
+    float operator()(int64_t t) const { return src[t * kStride]; }
+    void advance(int64_t n) { src += n * kStride; }
+  };
+  void put_run(float *row, int64_t kb, int64_t s, int64_t n, const float *src,
+               int64_t stride) const {
+    if (stride == 1)
+      put(row, kb, s, n, FixedStride<1>{src});
+    else if (stride == 2)
+      put(row, kb, s, n, FixedStride<2>{src});
+    else
+      put(row, kb, s, n, Strided{src, stride});
+  }
 
   // 1-d and 2-d convs: per tap, each output row of the block is a run of
   // in-bounds input elements (a strided copy) between runs of padding zeros.
+  // Where a whole output row's run lies depends only on the tap's column:
+  // computed once per block for kernels up to kCachedTapCols wide (it takes
+  // run-time divisions, and small layers have more rows than pixels per row).
+  static constexpr int64_t kCachedTapCols = 16;
   void block_2d(int64_t j0, int64_t nb, int64_t k0, int64_t kb, float *dst) const {
     const detail::Conv4 &g = *q;
     const int64_t oh_n = g.out[2], ow_n = g.out[3], ih_n = g.in[2], iw_n = g.in[3];
     const int64_t kvol = g.ker[2] * g.ker[3];
     const int64_t padded = round_up(nb, NR);
+    int64_t row_lo[kCachedTapCols], row_hi[kCachedTapCols];
+    const bool cached = g.ker[3] <= kCachedTapCols;
+    for (int64_t kw = 0; cached && kw < g.ker[3]; ++kw) {
+      detail::tap_range(ow_n, iw_n, g.st[3], kw * g.dil[3] - g.pad[3], &row_lo[kw], &row_hi[kw]);
+      row_hi[kw] = max64(row_hi[kw], row_lo[kw]);
+    }
+    int64_t c = k0 / kvol, kh = (k0 % kvol) / g.ker[3], kw = k0 % g.ker[3];
     for (int64_t p = 0; p < kb; ++p) {
-      const int64_t k = k0 + p, c = k / kvol, kh = (k % kvol) / g.ker[3], kw = k % g.ker[3];
       const float *plane = x + c * g.in_plane;
       float *row = dst + p * NR;
       int64_t s = 0, oh = j0 / ow_n, ow = j0 % ow_n;
@@ -93,11 +119,15 @@ private:
           // iw = iw0 + t * stride for t in [0, seg); in bounds for t in [lo, hi).
           const int64_t iw0 = ow * g.st[3] + kw * g.dil[3] - g.pad[3];
           int64_t lo = 0, hi = 0;
-          detail::tap_range(seg, iw_n, g.st[3], iw0, &lo, &hi);
-          if (hi < lo)
-            hi = lo;
+          if (cached && ow == 0 && seg == ow_n) {
+            lo = row_lo[kw];
+            hi = row_hi[kw];
+          } else {
+            detail::tap_range(seg, iw_n, g.st[3], iw0, &lo, &hi);
+            hi = max64(hi, lo);
+          }
           put(row, kb, s, lo, Zeros{});
-          put(row, kb, s + lo, hi - lo, Strided{plane + ih * iw_n + iw0 + lo * g.st[3], g.st[3]});
+          put_run(row, kb, s + lo, hi - lo, plane + ih * iw_n + iw0 + lo * g.st[3], g.st[3]);
           put(row, kb, s + hi, seg - hi, Zeros{});
         }
         s += seg;
@@ -105,6 +135,14 @@ private:
         ++oh;
       }
       put(row, kb, nb, padded - nb, Zeros{});
+      // The next tap: (c, kh, kw) in row-major order, without divisions.
+      if (++kw == g.ker[3]) {
+        kw = 0;
+        if (++kh == g.ker[2]) {
+          kh = 0;
+          ++c;
+        }
+      }
     }
   }
 
