@@ -76,7 +76,7 @@ TRACT_RT_FLOAT_UNARY(Softsign, v / (V(1) + std::fabs(v)))
 TRACT_RT_FLOAT_UNARY(Mish, std::tanh(v > V(0) ? v + std::log1p(std::exp(-v))
                                               : std::log1p(std::exp(v))) *
                                v)
-TRACT_RT_FLOAT_UNARY(Silu, v * vm::sigmoid(v))
+TRACT_RT_FLOAT_UNARY(Silu, vm::silu(v))
 TRACT_RT_FLOAT_UNARY(Gelu, V(0.5) * v *
                                (V(1) + vm::erf(v * V(0.70710678118654752440))))
 // Gelu with approximate="tanh" (not in API.md; an addition).
