@@ -107,31 +107,69 @@ inline int64_t tap_count(const int64_t *klo, const int64_t *khi) {
 
 namespace detail {
 
-// max_pool of 1-d and 2-d windows, one output row at a time: per tap, the
-// in-bounds run of outputs is solved once (tap_range) and folded in with a
-// branch-free loop the compiler vectorises. Same fold as the general path
-// (`m < v ? v : m` from -inf); only the order of the taps differs.
+// row[ow] = max(row[ow], src[ow * stride + off]) for ow in [lo, hi), with
+// strides 1 and 2 as constants so the loop vectorises.
+template <int64_t kStride, class T>
+inline void max_fold_strided(T *row, const T *src, int64_t off, int64_t stride, int64_t lo,
+                             int64_t hi) {
+  const int64_t s = kStride ? kStride : stride;
+  for (int64_t ow = lo; ow < hi; ++ow) {
+    const T v = src[ow * s + off];
+    row[ow] = row[ow] < v ? v : row[ow];
+  }
+}
+
+// Input rows up to this many elements take the two-pass row kernel.
+constexpr int64_t kMaxPoolRowElements = 1024;
+
+// max_pool of 1-d and 2-d windows, one output row at a time, in two passes:
+// the window's input rows are folded into one row (contiguous, vectorised),
+// then per column tap the in-bounds run of outputs (tap_range) is folded
+// from it. Same fold as the general path (`m < v ? v : m` from -inf, so NaN
+// never wins); only the order of the taps differs. Rows wider than
+// kMaxPoolRowElements fold each tap straight from the input rows.
 template <class T> void max_pool_rows(const T *x, T *y, const Pool4 &q, int64_t planes) {
+  const int64_t iw_n = q.in[3], ow_n = q.out[3], sw = q.st[3];
+  T folded[kMaxPoolRowElements];
+  const bool two_pass = iw_n <= kMaxPoolRowElements;
   for (int64_t bc = 0; bc < planes; ++bc) {
     const T *xp = x + bc * q.in_plane;
     for (int64_t oh = 0; oh < q.out[2]; ++oh) {
-      T *row = y + bc * q.out_plane + oh * q.out[3];
-      for (int64_t ow = 0; ow < q.out[3]; ++ow)
+      T *row = y + bc * q.out_plane + oh * ow_n;
+      for (int64_t ow = 0; ow < ow_n; ++ow)
         row[ow] = lowest_or_neg_inf<T>();
+      if (two_pass)
+        for (int64_t iw = 0; iw < iw_n; ++iw)
+          folded[iw] = lowest_or_neg_inf<T>();
       for (int64_t kh = 0; kh < q.ker[2]; ++kh) {
         const int64_t ih = oh * q.st[2] + kh * q.dil[2] - q.pb[2];
         if (ih < 0 || ih >= q.in[2])
           continue;
-        const T *in = xp + ih * q.in[3];
+        const T *in = xp + ih * iw_n;
+        if (two_pass) {
+          for (int64_t iw = 0; iw < iw_n; ++iw)
+            folded[iw] = folded[iw] < in[iw] ? in[iw] : folded[iw];
+          continue;
+        }
         for (int64_t kw = 0; kw < q.ker[3]; ++kw) {
           const int64_t off = kw * q.dil[3] - q.pb[3];
           int64_t lo = 0, hi = 0;
-          tap_range(q.out[3], q.in[3], q.st[3], off, &lo, &hi);
-          for (int64_t ow = lo; ow < hi; ++ow) {
-            const T v = in[ow * q.st[3] + off];
-            row[ow] = row[ow] < v ? v : row[ow];
-          }
+          tap_range(ow_n, iw_n, sw, off, &lo, &hi);
+          max_fold_strided<0>(row, in, off, sw, lo, hi);
         }
+      }
+      if (!two_pass)
+        continue;
+      for (int64_t kw = 0; kw < q.ker[3]; ++kw) {
+        const int64_t off = kw * q.dil[3] - q.pb[3];
+        int64_t lo = 0, hi = 0;
+        tap_range(ow_n, iw_n, sw, off, &lo, &hi);
+        if (sw == 1)
+          max_fold_strided<1>(row, folded, off, sw, lo, hi);
+        else if (sw == 2)
+          max_fold_strided<2>(row, folded, off, sw, lo, hi);
+        else
+          max_fold_strided<0>(row, folded, off, sw, lo, hi);
       }
     }
   }
