@@ -113,7 +113,7 @@ LogicalResult mlir::tract::emitCpp(ModuleOp module, const EmitOptions &options, 
       params.push_back(fmt::format("{} *out{}", cppElementType(elementTypeOf(k.op->getResult(i))), i));
     if (k.scratchBytes > 0)
       params.push_back("float *scratch");
-    if (emitsGemm(k.op))
+    if (takesParallel(k.op))
       params.push_back("const tract::rt::Parallel &par");
     src += fmt::format("void {}({}) {{\n", k.name, fmt::join(params, ", "));
     std::string body;
@@ -123,7 +123,7 @@ LogicalResult mlir::tract::emitCpp(ModuleOp module, const EmitOptions &options, 
     // the reference kernel: its scratch and thread parameters go unused.
     if (k.scratchBytes > 0 && body.find("scratch") == std::string::npos)
       src += "  (void)scratch;\n";
-    if (emitsGemm(k.op) && body.find("par)") == std::string::npos)
+    if (takesParallel(k.op) && body.find("par)") == std::string::npos)
       src += "  (void)par;\n";
     src += body;
     src += "}\n\n";
@@ -159,7 +159,7 @@ LogicalResult mlir::tract::emitCpp(ModuleOp module, const EmitOptions &options, 
   bool parallel = false;
   for (const Kernel &k : pm.kernels) {
     threadScratch = std::max(threadScratch, (k.scratchBytes + 63) / 64 * 64);
-    parallel = parallel || emitsGemm(k.op);
+    parallel = parallel || takesParallel(k.op);
   }
   src += fmt::format("int {}_run_threads(const void *const *inputs, void *const *outputs, void *arena,\n"
                      "    tract_parallel_for_fn parallel_for, void *pool, int threads) {{\n", P);
@@ -175,7 +175,7 @@ LogicalResult mlir::tract::emitCpp(ModuleOp module, const EmitOptions &options, 
       usesArena = true;
       args.push_back(fmt::format("reinterpret_cast<float *>(a + {})", k.scratchOffset));
     }
-    if (emitsGemm(k.op))
+    if (takesParallel(k.op))
       args.push_back("par");
     body += fmt::format("  {}({});\n", k.name, fmt::join(args, ", "));
   }

@@ -21,6 +21,15 @@ bool mlir::tract::emitsGemm(Operation *top) {
   return algorithm && algorithm.getValue() != "direct" && gemmAnchor(top);
 }
 
+bool mlir::tract::takesParallel(Operation *top) {
+  if (emitsGemm(top))
+    return true;
+  Operation *anchor = top;
+  if (auto kernel = dyn_cast<KernelOp>(top))
+    anchor = kernel.getAnchor();
+  return anchor && isa<MaxPoolOp>(anchor);
+}
+
 LogicalResult mlir::tract::buildGemmCall(Operation *top, StringRef epilogue, KernelCall &call) {
   Operation *anchor = gemmAnchor(top);
   bool packed = top->hasAttr(kPackedWeightsAttr);

@@ -556,8 +556,8 @@ LogicalResult mlir::tract::buildKernelCall(Operation *op, KernelCall &call) {
             four(result.getShape().drop_front(2)), four(p.getKernelShape()), four(p.getStrides()),
             four(p.getDilations()), four(pads.take_front(spatial)), four(padEnd),
             includePad ? "true" : "false"));
-        b.line(fmt::format("tract::rt::{}(in0, out0, p);",
-                           std::is_same_v<decltype(p), AvgPoolOp> ? "avg_pool" : "max_pool"));
+        b.line(std::is_same_v<decltype(p), AvgPoolOp> ? "tract::rt::avg_pool(in0, out0, p);"
+                                                       : "tract::rt::max_pool(in0, out0, p, par);");
         call.flops = n * product(p.getKernelShape());
         return success();
       })

@@ -43,6 +43,9 @@ std::string convParamsDecl(const ::tract::rt::ConvParams &p);
 /// Whether `top` runs on a runtime kernel that takes an epilogue: the GEMM
 /// or the depthwise conv (tract-choose-kernels chose so).
 bool emitsGemm(Operation *top);
+/// Whether `top`'s kernel function takes the `par` thread hook: the GEMM-run
+/// kernels and max pooling (alone or as a fused kernel's anchor).
+bool takesParallel(Operation *top);
 /// The GEMM call of `top`, a conv/matmul or a tract.kernel anchored on one,
 /// writing out0; `epilogue` names an epilogue functor in scope (gemm.h).
 /// The kernel function has a `float *scratch` parameter when `top` has

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "tract/rt/common.h"
+#include "tract/rt/parallel.h"
 
 namespace tract {
 namespace rt {
@@ -178,23 +179,32 @@ template <class T> void max_pool_rows(const T *x, T *y, const Pool4 &q, int64_t 
 } // namespace detail
 
 // Max over the in-bounds taps (padding never wins). A window with no
-// in-bounds tap gives -inf (lowest for integers).
-template <class T> void max_pool(const T *x, T *y, const PoolParams &p) {
+// in-bounds tap gives -inf (lowest for integers). The batch x channel planes
+// are split over par.threads tasks (a pooling layer is memory-bound: split
+// from a quarter of the GEMM threshold, counted in compares).
+template <class T>
+void max_pool(const T *x, T *y, const PoolParams &p, const Parallel &par = Parallel{}) {
   const detail::Pool4 q = detail::pool4(p);
-  if (q.ker[0] == 1 && q.ker[1] == 1 && q.in[0] == 1 && q.in[1] == 1 && q.out[0] == 1 &&
-      q.out[1] == 1)
-    return detail::max_pool_rows(x, y, q, p.batch_channels);
-  for (int64_t bc = 0; bc < p.batch_channels; ++bc) {
-    const T *xp = x + bc * q.in_plane;
-    T *yp = y + bc * q.out_plane;
-    detail::pool_windows(q, [&](int64_t yi, const int64_t *start,
-                                const int64_t *klo, const int64_t *khi,
-                                int64_t) {
-      yp[yi] = detail::pool_fold(q, xp, start, klo, khi,
-                                 detail::lowest_or_neg_inf<T>(),
-                                 [](T m, T v) { return m < v ? v : m; });
-    });
-  }
+  const int64_t planes = p.batch_channels;
+  const int64_t work = 4 * planes * q.out_plane * q.ker[0] * q.ker[1] * q.ker[2] * q.ker[3];
+  const int64_t tasks =
+      par.parallel_for && work >= kMinParallelWork ? detail::min_(par.threads, planes) : 1;
+  const bool rows = q.ker[0] == 1 && q.ker[1] == 1 && q.in[0] == 1 && q.in[1] == 1 &&
+                    q.out[0] == 1 && q.out[1] == 1;
+  run_tasks(par, tasks, [&](int64_t t) {
+    const int64_t b0 = planes * t / tasks, b1 = planes * (t + 1) / tasks;
+    if (rows)
+      return detail::max_pool_rows(x + b0 * q.in_plane, y + b0 * q.out_plane, q, b1 - b0);
+    for (int64_t bc = b0; bc < b1; ++bc) {
+      const T *xp = x + bc * q.in_plane;
+      T *yp = y + bc * q.out_plane;
+      detail::pool_windows(q, [&](int64_t yi, const int64_t *start, const int64_t *klo,
+                                  const int64_t *khi, int64_t) {
+        yp[yi] = detail::pool_fold(q, xp, start, klo, khi, detail::lowest_or_neg_inf<T>(),
+                                   [](T m, T v) { return m < v ? v : m; });
+      });
+    }
+  });
 }
 
 // max_pool plus the flat offset into x of each max (ONNX MaxPool's Indices
