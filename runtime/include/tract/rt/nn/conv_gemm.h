@@ -49,11 +49,21 @@ struct Im2colB {
 
 private:
   // Slot s of a B row (pixel j0 + s) lives at row[(s / NR) * kb * NR + s % NR].
+  // Whole panels (16 slots from a panel's start) are a loop of constant trip
+  // count, which the compiler turns into a few vector loads and shuffles.
   template <class Value>
   static void put(float *row, int64_t kb, int64_t s, int64_t n, Value value) {
     while (n > 0) {
-      const int64_t lane = s % NR, chunk = min64(n, NR - lane);
+      const int64_t lane = s % NR;
       float *d = row + (s / NR) * kb * NR + lane;
+      if (lane == 0 && n >= NR) {
+        value.whole_panel(d);
+        value.advance(NR);
+        s += NR;
+        n -= NR;
+        continue;
+      }
+      const int64_t chunk = min64(n, NR - lane);
       for (int64_t t = 0; t < chunk; ++t)
         d[t] = value(t);
       value.advance(chunk);
@@ -61,31 +71,56 @@ private:
       n -= chunk;
     }
   }
-  struct Zeros {
+  // The values a run puts: value(t) for slot t, whole_panel(d) for 16 at
+  // once (a loop of constant trip count, or explicit shuffles).
+  template <class Self> struct ValueBase {
+    void whole_panel(float *d) const {
+      for (int64_t t = 0; t < NR; ++t)
+        d[t] = static_cast<const Self &>(*this)(t);
+    }
+  };
+  struct Zeros : ValueBase<Zeros> {
     float operator()(int64_t) const { return 0.0f; }
     void advance(int64_t) {}
   };
-  struct Strided {
+  struct Strided : ValueBase<Strided> {
     const float *src;
     int64_t stride;
+    Strided(const float *s, int64_t st) : src(s), stride(st) {}
     float operator()(int64_t t) const { return src[t * stride]; }
     void advance(int64_t n) { src += n * stride; }
   };
   // Strides 1 and 2 as compile-time constants, so the copies vectorise
   // (a run-time stride is a scalar loop).
-  template <int64_t kStride> struct FixedStride {
+  template <int64_t kStride> struct FixedStride : ValueBase<FixedStride<kStride>> {
     const float *src;
+    explicit FixedStride(const float *s) : src(s) {}
     float operator()(int64_t t) const { return src[t * kStride]; }
     void advance(int64_t n) { src += n * kStride; }
+#if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12)
+    // Every other float of src[0..30] (compilers scalarise the plain loop):
+    // two overlapping 16-float loads, one two-source shuffle.
+    void whole_panel(float *d) const {
+      if (kStride != 2)
+        return ValueBase<FixedStride<kStride>>::whole_panel(d);
+      typedef float v16 __attribute__((vector_size(64)));
+      v16 lo, hi;
+      std::memcpy(&lo, src, sizeof lo);
+      std::memcpy(&hi, src + 15, sizeof hi);
+      const v16 even = __builtin_shufflevector(lo, hi, 0, 2, 4, 6, 8, 10, 12, 14, 17, 19, 21,
+                                               23, 25, 27, 29, 31);
+      std::memcpy(d, &even, sizeof even);
+    }
+#endif
   };
   void put_run(float *row, int64_t kb, int64_t s, int64_t n, const float *src,
                int64_t stride) const {
     if (stride == 1)
-      put(row, kb, s, n, FixedStride<1>{src});
+      put(row, kb, s, n, FixedStride<1>(src));
     else if (stride == 2)
-      put(row, kb, s, n, FixedStride<2>{src});
+      put(row, kb, s, n, FixedStride<2>(src));
     else
-      put(row, kb, s, n, Strided{src, stride});
+      put(row, kb, s, n, Strided(src, stride));
   }
 
   // 1-d and 2-d convs: per tap, each output row of the block is a run of
