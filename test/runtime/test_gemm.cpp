@@ -99,6 +99,26 @@ TEST(Gemm, PackedAndStridedOperandsMatchNaive) {
     gm::gemm(d.m, d.n, d.k, gm::StridedA{at.data(), 1, d.m}, gm::StridedB{bt.data(), 1, d.k},
              c.data(), d.n, 0, bias.data(), gm::NoEpilogue{}, scratch.data());
     expect_close(c, want, d.k, "transposed views");
+
+    // B read in place over its whole 16-column panels (row stride n); the
+    // columns past them are left alone.
+    const int64_t full = d.n / 16 * 16;
+    if (full > 0) {
+      std::fill(c.begin(), c.end(), -7.0f);
+      gm::gemm(d.m, full, d.k, gm::PackedA{pa.data(), d.k}, gm::InPlaceB{b.data(), d.n},
+               c.data(), d.n, 0, bias.data(), gm::NoEpilogue{}, nullptr);
+      std::vector<float> got_full;
+      std::vector<double> want_full;
+      for (int64_t i = 0; i < d.m; ++i)
+        for (int64_t j = 0; j < d.n; ++j)
+          if (j < full) {
+            got_full.push_back(c[size_t(i * d.n + j)]);
+            want_full.push_back(want[size_t(i * d.n + j)]);
+          } else {
+            ASSERT_EQ(c[size_t(i * d.n + j)], -7.0f);
+          }
+      expect_close(got_full, want_full, d.k, "packed x in place");
+    }
   }
 }
 

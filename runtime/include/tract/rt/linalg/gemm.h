@@ -82,10 +82,12 @@ inline void pack_b(const T *b, int64_t rs, int64_t cs, int64_t k, int64_t n,
         *dst = j0 + j < n ? static_cast<float>(b[p * rs + (j0 + j) * cs]) : 0.0f;
 }
 
-// The first panel of a block and the distance between its panels.
+// The first panel of a block, the distance between its panels and between
+// the rows of one panel (NR when packed).
 struct Panels {
   const float *base;
   int64_t stride;
+  int64_t row_stride = NR;
 };
 
 struct PackedA {
@@ -149,6 +151,20 @@ struct StridedB {
         std::memcpy(d, row + jp, sizeof(float) * static_cast<size_t>(nb - jp));
     }
     return {dst, kb * NR};
+  }
+};
+
+// B read where it lies (row-major, row stride ldb), whole 16-column panels
+// only: no packing pass. Pays when each B panel feeds few row panels and
+// the rows stay cached (see conv_gemm); packing wins for large matrices
+// (one TLB page per row of B otherwise).
+struct InPlaceB {
+  const float *b;
+  int64_t ldb;
+  static constexpr bool kPacks = false;
+  InPlaceB cols_from(int64_t j0) const { return {b + j0, ldb}; }
+  Panels block(int64_t j0, int64_t, int64_t k0, int64_t, float *) const {
+    return {b + k0 * ldb + j0, NR, ldb};
   }
 };
 
@@ -222,14 +238,15 @@ void gemm(int64_t m, int64_t n, int64_t k, const ASrc &a, const BSrc &b,
               for (int64_t r = 0; r < rows; ++r)
                 __builtin_prefetch(c + (ic + ir + r) * ldc + jc + jr);
             const float *bpanel = bp.base + (jr / NR) * bp.stride;
+            const int64_t ldb = bp.row_stride;
             if (rows == 1)
-              micro_kernel_rows<1>(kb, apanel, bpanel, tile);
+              micro_kernel_rows<1>(kb, apanel, bpanel, tile, ldb);
             else if (rows == 2)
-              micro_kernel_rows<2>(kb, apanel, bpanel, tile);
+              micro_kernel_rows<2>(kb, apanel, bpanel, tile, ldb);
             else if (cols <= kMaxNarrowCols)
-              micro_kernel_narrow(cols, kb, apanel, bpanel, tile);
+              micro_kernel_narrow(cols, kb, apanel, bpanel, tile, ldb);
             else
-              micro_kernel(kb, apanel, bpanel, tile);
+              micro_kernel(kb, apanel, bpanel, tile, ldb);
             const int64_t row0 = ic + ir, col0 = jc + jr;
             if (cols == NR)
               finish_tile<NR>(tile, rows, NR, c + row0 * ldc + col0, ldc,

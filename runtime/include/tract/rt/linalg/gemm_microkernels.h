@@ -1,8 +1,9 @@
 // tract runtime: the GEMM micro-kernels, one per instruction set.
 //
 // Every micro-kernel computes one MR x NR = 8 x 16 tile of C from an A panel
-// (kb x MR floats, a[p*MR + i] = A(i, p)) and a B panel (kb x NR floats,
-// b[p*NR + j] = B(p, j)) and writes it to `tile` (row-major, 16 floats per
+// (kb x MR floats, a[p*MR + i] = A(i, p)) and a B panel (kb rows of NR
+// floats, b[p*ldb + j] = B(p, j): ldb = NR packed, or B's own row stride when
+// it is read in place) and writes it to `tile` (row-major, 16 floats per
 // row). The driver (gemm.h) adds the previous K blocks, the bias and the
 // fused epilogue on that tile while it is in L1, then stores it to C.
 //
@@ -39,12 +40,12 @@ constexpr int64_t NR = 16;
 constexpr const char *kMicroKernelIsa = "avx512";
 
 inline void micro_kernel(int64_t kb, const float *a, const float *b,
-                         float *tile) {
+                         float *tile, int64_t ldb = NR) {
   __m512 c0 = _mm512_setzero_ps(), c1 = _mm512_setzero_ps();
   __m512 c2 = _mm512_setzero_ps(), c3 = _mm512_setzero_ps();
   __m512 c4 = _mm512_setzero_ps(), c5 = _mm512_setzero_ps();
   __m512 c6 = _mm512_setzero_ps(), c7 = _mm512_setzero_ps();
-  for (int64_t p = 0; p < kb; ++p, a += MR, b += NR) {
+  for (int64_t p = 0; p < kb; ++p, a += MR, b += ldb) {
     const __m512 bv = _mm512_loadu_ps(b);
     c0 = _mm512_fmadd_ps(_mm512_set1_ps(a[0]), bv, c0);
     c1 = _mm512_fmadd_ps(_mm512_set1_ps(a[1]), bv, c1);
@@ -70,12 +71,12 @@ constexpr const char *kMicroKernelIsa = "avx2";
 
 // Rows r0..r0+3 of the tile.
 inline void micro_kernel_4x16(int64_t kb, const float *a, const float *b,
-                              float *tile) {
+                              float *tile, int64_t ldb) {
   __m256 c00 = _mm256_setzero_ps(), c01 = _mm256_setzero_ps();
   __m256 c10 = _mm256_setzero_ps(), c11 = _mm256_setzero_ps();
   __m256 c20 = _mm256_setzero_ps(), c21 = _mm256_setzero_ps();
   __m256 c30 = _mm256_setzero_ps(), c31 = _mm256_setzero_ps();
-  for (int64_t p = 0; p < kb; ++p, a += MR, b += NR) {
+  for (int64_t p = 0; p < kb; ++p, a += MR, b += ldb) {
     const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
     __m256 av = _mm256_broadcast_ss(a + 0);
     c00 = _mm256_fmadd_ps(av, b0, c00);
@@ -101,9 +102,9 @@ inline void micro_kernel_4x16(int64_t kb, const float *a, const float *b,
 }
 
 inline void micro_kernel(int64_t kb, const float *a, const float *b,
-                         float *tile) {
-  micro_kernel_4x16(kb, a, b, tile);
-  micro_kernel_4x16(kb, a + 4, b, tile + 4 * NR);
+                         float *tile, int64_t ldb = NR) {
+  micro_kernel_4x16(kb, a, b, tile, ldb);
+  micro_kernel_4x16(kb, a + 4, b, tile + 4 * NR, ldb);
 }
 
 #elif defined(__ARM_NEON) && defined(__aarch64__)
@@ -111,11 +112,11 @@ constexpr const char *kMicroKernelIsa = "neon-a64";
 
 // Columns j0..j0+7 of all 8 rows.
 inline void micro_kernel_8x8(int64_t kb, const float *a, const float *b,
-                             float *tile) {
+                             float *tile, int64_t ldb) {
   float32x4_t c[8][2];
   for (int i = 0; i < 8; ++i)
     c[i][0] = c[i][1] = vdupq_n_f32(0.0f);
-  for (int64_t p = 0; p < kb; ++p, a += MR, b += NR) {
+  for (int64_t p = 0; p < kb; ++p, a += MR, b += ldb) {
     const float32x4_t b0 = vld1q_f32(b), b1 = vld1q_f32(b + 4);
     const float32x4_t a0 = vld1q_f32(a), a1 = vld1q_f32(a + 4);
     c[0][0] = vfmaq_laneq_f32(c[0][0], b0, a0, 0);
@@ -142,9 +143,9 @@ inline void micro_kernel_8x8(int64_t kb, const float *a, const float *b,
 }
 
 inline void micro_kernel(int64_t kb, const float *a, const float *b,
-                         float *tile) {
-  micro_kernel_8x8(kb, a, b, tile);
-  micro_kernel_8x8(kb, a, b + 8, tile + 8);
+                         float *tile, int64_t ldb = NR) {
+  micro_kernel_8x8(kb, a, b, tile, ldb);
+  micro_kernel_8x8(kb, a, b + 8, tile + 8, ldb);
 }
 
 #elif defined(__ARM_NEON)
@@ -162,10 +163,10 @@ inline float32x4_t fma_bcast(float32x4_t c, float32x4_t b, float a) {
 
 // Rows i0..i0+3, columns j0..j0+7.
 inline void micro_kernel_4x8(int64_t kb, const float *a, const float *b,
-                             float *tile) {
+                             float *tile, int64_t ldb) {
   float32x4_t c00 = vdupq_n_f32(0.0f), c01 = c00, c10 = c00, c11 = c00;
   float32x4_t c20 = c00, c21 = c00, c30 = c00, c31 = c00;
-  for (int64_t p = 0; p < kb; ++p, a += MR, b += NR) {
+  for (int64_t p = 0; p < kb; ++p, a += MR, b += ldb) {
     const float32x4_t b0 = vld1q_f32(b), b1 = vld1q_f32(b + 4);
     c00 = fma_bcast(c00, b0, a[0]);
     c01 = fma_bcast(c01, b1, a[0]);
@@ -187,19 +188,19 @@ inline void micro_kernel_4x8(int64_t kb, const float *a, const float *b,
 }
 
 inline void micro_kernel(int64_t kb, const float *a, const float *b,
-                         float *tile) {
+                         float *tile, int64_t ldb = NR) {
   for (int64_t i0 = 0; i0 < MR; i0 += 4)
     for (int64_t j0 = 0; j0 < NR; j0 += 8)
-      micro_kernel_4x8(kb, a + i0, b + j0, tile + i0 * NR + j0);
+      micro_kernel_4x8(kb, a + i0, b + j0, tile + i0 * NR + j0, ldb);
 }
 
 #else
 constexpr const char *kMicroKernelIsa = "scalar";
 
 inline void micro_kernel(int64_t kb, const float *a, const float *b,
-                         float *tile) {
+                         float *tile, int64_t ldb = NR) {
   float c[MR][NR] = {};
-  for (int64_t p = 0; p < kb; ++p, a += MR, b += NR)
+  for (int64_t p = 0; p < kb; ++p, a += MR, b += ldb)
     for (int64_t i = 0; i < MR; ++i)
       for (int64_t j = 0; j < NR; ++j)
         c[i][j] += a[i] * b[j];
@@ -215,18 +216,19 @@ inline void micro_kernel(int64_t kb, const float *a, const float *b,
 // sums over p hide the FMA latency; plain loops the compiler vectorises over
 // the 16 columns on every target.
 template <int R>
-inline void micro_kernel_rows(int64_t kb, const float *a, const float *b, float *tile) {
+inline void micro_kernel_rows(int64_t kb, const float *a, const float *b, float *tile,
+                              int64_t ldb = NR) {
   float acc[4][R][NR] = {};
   int64_t p = 0;
   for (; p + 4 <= kb; p += 4)
     for (int u = 0; u < 4; ++u)
       for (int i = 0; i < R; ++i)
         for (int64_t j = 0; j < NR; ++j)
-          acc[u][i][j] += a[(p + u) * MR + i] * b[(p + u) * NR + j];
+          acc[u][i][j] += a[(p + u) * MR + i] * b[(p + u) * ldb + j];
   for (; p < kb; ++p)
     for (int i = 0; i < R; ++i)
       for (int64_t j = 0; j < NR; ++j)
-        acc[0][i][j] += a[p * MR + i] * b[p * NR + j];
+        acc[0][i][j] += a[p * MR + i] * b[p * ldb + j];
   for (int i = 0; i < R; ++i)
     for (int64_t j = 0; j < NR; ++j)
       tile[i * NR + j] = (acc[0][i][j] + acc[1][i][j]) + (acc[2][i][j] + acc[3][i][j]);
@@ -239,11 +241,12 @@ inline void micro_kernel_rows(int64_t kb, const float *a, const float *b, float 
 // each column one accumulator fed a broadcast of B: C multiply-adds of 8
 // lanes per p instead of 8 of 16.
 template <int C>
-inline void micro_kernel_cols(int64_t kb, const float *a, const float *b, float *tile) {
+inline void micro_kernel_cols(int64_t kb, const float *a, const float *b, float *tile,
+                              int64_t ldb = NR) {
 #if defined(__GNUC__)
   typedef float v8 __attribute__((vector_size(32)));
   v8 acc[C] = {};
-  for (int64_t p = 0; p < kb; ++p, a += MR, b += NR) {
+  for (int64_t p = 0; p < kb; ++p, a += MR, b += ldb) {
     v8 av;
     std::memcpy(&av, a, sizeof av);
     for (int j = 0; j < C; ++j)
@@ -254,7 +257,7 @@ inline void micro_kernel_cols(int64_t kb, const float *a, const float *b, float 
       tile[i * NR + j] = acc[j][i];
 #else
   float acc[C][MR] = {};
-  for (int64_t p = 0; p < kb; ++p, a += MR, b += NR)
+  for (int64_t p = 0; p < kb; ++p, a += MR, b += ldb)
     for (int j = 0; j < C; ++j)
       for (int64_t i = 0; i < MR; ++i)
         acc[j][i] += a[i] * b[j];
@@ -267,16 +270,16 @@ inline void micro_kernel_cols(int64_t kb, const float *a, const float *b, float 
 // Columns up to kMaxNarrowCols go to micro_kernel_cols.
 constexpr int64_t kMaxNarrowCols = 8;
 inline void micro_kernel_narrow(int64_t cols, int64_t kb, const float *a, const float *b,
-                                float *tile) {
+                                float *tile, int64_t ldb = NR) {
   switch (cols) {
-  case 1: micro_kernel_cols<1>(kb, a, b, tile); break;
-  case 2: micro_kernel_cols<2>(kb, a, b, tile); break;
-  case 3: micro_kernel_cols<3>(kb, a, b, tile); break;
-  case 4: micro_kernel_cols<4>(kb, a, b, tile); break;
-  case 5: micro_kernel_cols<5>(kb, a, b, tile); break;
-  case 6: micro_kernel_cols<6>(kb, a, b, tile); break;
-  case 7: micro_kernel_cols<7>(kb, a, b, tile); break;
-  default: micro_kernel_cols<8>(kb, a, b, tile); break;
+  case 1: micro_kernel_cols<1>(kb, a, b, tile, ldb); break;
+  case 2: micro_kernel_cols<2>(kb, a, b, tile, ldb); break;
+  case 3: micro_kernel_cols<3>(kb, a, b, tile, ldb); break;
+  case 4: micro_kernel_cols<4>(kb, a, b, tile, ldb); break;
+  case 5: micro_kernel_cols<5>(kb, a, b, tile, ldb); break;
+  case 6: micro_kernel_cols<6>(kb, a, b, tile, ldb); break;
+  case 7: micro_kernel_cols<7>(kb, a, b, tile, ldb); break;
+  default: micro_kernel_cols<8>(kb, a, b, tile, ldb); break;
   }
 }
 

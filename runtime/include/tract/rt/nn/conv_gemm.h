@@ -241,6 +241,17 @@ inline int64_t conv_scratch_floats(const ConvParams &p, bool weights_packed) {
                         true);
 }
 
+// Whether a pointwise conv reads its input (B: k rows of n pixels) in place
+// instead of packing it: when few row panels use each B panel (the packing
+// pass costs as much as their FMAs), or when B stays in L2 while the row
+// panels sweep it. Measured on Zen 4 (bench/README.md): 16x32x12544 130 vs
+// 208 us, 64x64x250 18 vs 25 us, 96x576x196 182 vs 210 us; packing wins at
+// 256x256x3136 (4.4 vs 5.3 ms) and 64x384x784.
+inline bool pointwise_in_place(int64_t m, int64_t n, int64_t k) {
+  constexpr int64_t kL2Floats = 128 * 1024; // 512 KB of B
+  return n >= NR && (m <= 4 * MR || k * n <= kL2Floats);
+}
+
 // y = conv(x, w) + bias, then epi; `w` is packed (pack_conv_weights) when
 // `weights_packed`, else the ONNX [OC, C/g, k...] tensor.
 template <class Epi>
@@ -258,7 +269,15 @@ void conv_gemm(const float *x, const float *w, bool weights_packed,
       const int64_t y0 = (b * p.out_channels + g * ocg) * n;
       const float *bg = bias ? bias + g * ocg : nullptr;
       auto run = [&](const auto &a) {
-        if (pointwise)
+        if (pointwise && pointwise_in_place(ocg, n, k)) {
+          // Whole panels read in place, the last partial one packed.
+          const int64_t full = n / NR * NR;
+          gemm_parallel(par, ocg, full, k, a, InPlaceB{xg, q.in_plane}, y + y0, n, y0, bg, epi,
+                        scratch);
+          if (full < n)
+            gemm_parallel(par, ocg, n - full, k, a, StridedB{xg + full, q.in_plane, 1},
+                          y + y0 + full, n, y0 + full, bg, epi, scratch);
+        } else if (pointwise)
           gemm_parallel(par, ocg, n, k, a, StridedB{xg, q.in_plane, 1}, y + y0, n, y0, bg,
                         epi, scratch);
         else
