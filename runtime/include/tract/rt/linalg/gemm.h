@@ -206,6 +206,9 @@ inline void finish_tile(float *tile, int64_t rows, int64_t cols_rt, float *c,
   }
 }
 
+// Row panels up to this many per A block take the B panel loop outside.
+constexpr int64_t kFewRowPanels = 4;
+
 // C (row stride ldc) = A * B + row_bias, then epi. `scratch` holds
 // scratch_floats(m, n, k, ASrc::kPacks, BSrc::kPacks) floats.
 template <class ASrc, class BSrc, class Epi>
@@ -229,34 +232,43 @@ void gemm(int64_t m, int64_t n, int64_t k, const ASrc &a, const BSrc &b,
       for (int64_t ic = 0; ic < m; ic += MC) {
         const int64_t mb = min64(MC, m - ic);
         const Panels ap = a.block(ic, mb, kc, kb, a_scratch);
-        for (int64_t ir = 0; ir < mb; ir += MR) {
-          const int64_t rows = min64(MR, mb - ir);
+        auto tile_at = [&](int64_t ir, int64_t jr) {
+          const int64_t rows = min64(MR, mb - ir), cols = min64(NR, nb - jr);
           const float *apanel = ap.base + (ir / MR) * ap.stride;
-          for (int64_t jr = 0; jr < nb; jr += NR) {
-            const int64_t cols = min64(NR, nb - jr);
-            if (!first) // the partial sums to add: fetch them during the FMAs
-              for (int64_t r = 0; r < rows; ++r)
-                __builtin_prefetch(c + (ic + ir + r) * ldc + jc + jr);
-            const float *bpanel = bp.base + (jr / NR) * bp.stride;
-            const int64_t ldb = bp.row_stride;
-            if (rows == 1)
-              micro_kernel_rows<1>(kb, apanel, bpanel, tile, ldb);
-            else if (rows == 2)
-              micro_kernel_rows<2>(kb, apanel, bpanel, tile, ldb);
-            else if (cols <= kMaxNarrowCols)
-              micro_kernel_narrow(cols, kb, apanel, bpanel, tile, ldb);
-            else
-              micro_kernel(kb, apanel, bpanel, tile, ldb);
-            const int64_t row0 = ic + ir, col0 = jc + jr;
-            if (cols == NR)
-              finish_tile<NR>(tile, rows, NR, c + row0 * ldc + col0, ldc,
-                              c_index0 + row0 * ldc + col0, first, last,
-                              row_bias ? row_bias + row0 : nullptr, epi);
-            else
-              finish_tile<0>(tile, rows, cols, c + row0 * ldc + col0, ldc,
-                             c_index0 + row0 * ldc + col0, first, last,
-                             row_bias ? row_bias + row0 : nullptr, epi);
-          }
+          if (!first) // the partial sums to add: fetch them during the FMAs
+            for (int64_t r = 0; r < rows; ++r)
+              __builtin_prefetch(c + (ic + ir + r) * ldc + jc + jr);
+          const float *bpanel = bp.base + (jr / NR) * bp.stride;
+          const int64_t ldb = bp.row_stride;
+          if (rows == 1)
+            micro_kernel_rows<1>(kb, apanel, bpanel, tile, ldb);
+          else if (rows == 2)
+            micro_kernel_rows<2>(kb, apanel, bpanel, tile, ldb);
+          else if (cols <= kMaxNarrowCols)
+            micro_kernel_narrow(cols, kb, apanel, bpanel, tile, ldb);
+          else
+            micro_kernel(kb, apanel, bpanel, tile, ldb);
+          const int64_t row0 = ic + ir, col0 = jc + jr;
+          if (cols == NR)
+            finish_tile<NR>(tile, rows, NR, c + row0 * ldc + col0, ldc,
+                            c_index0 + row0 * ldc + col0, first, last,
+                            row_bias ? row_bias + row0 : nullptr, epi);
+          else
+            finish_tile<0>(tile, rows, cols, c + row0 * ldc + col0, ldc,
+                           c_index0 + row0 * ldc + col0, first, last,
+                           row_bias ? row_bias + row0 : nullptr, epi);
+        };
+        if (mb <= kFewRowPanels * MR) {
+          // Few row panels (a 16-channel projection): each B panel feeds
+          // all of them while it is in L1, instead of B streaming past once
+          // per row panel (from L3 when B is read in place and large).
+          for (int64_t jr = 0; jr < nb; jr += NR)
+            for (int64_t ir = 0; ir < mb; ir += MR)
+              tile_at(ir, jr);
+        } else {
+          for (int64_t ir = 0; ir < mb; ir += MR)
+            for (int64_t jr = 0; jr < nb; jr += NR)
+              tile_at(ir, jr);
         }
       }
       if (k == 0)
