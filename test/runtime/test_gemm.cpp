@@ -100,9 +100,9 @@ TEST(Gemm, PackedAndStridedOperandsMatchNaive) {
              c.data(), d.n, 0, bias.data(), gm::NoEpilogue{}, scratch.data());
     expect_close(c, want, d.k, "transposed views");
 
-    // B read in place over its whole 16-column panels (row stride n); the
-    // columns past them are left alone.
-    const int64_t full = d.n / 16 * 16;
+    // B read in place (row stride n) over its whole 16-column panels and a
+    // last one of up to 8 columns; the columns past them are left alone.
+    const int64_t full = d.n % 16 <= 8 ? d.n : d.n / 16 * 16;
     if (full > 0) {
       std::fill(c.begin(), c.end(), -7.0f);
       gm::gemm(d.m, full, d.k, gm::PackedA{pa.data(), d.k}, gm::InPlaceB{b.data(), d.n},

@@ -154,8 +154,9 @@ struct StridedB {
   }
 };
 
-// B read where it lies (row-major, row stride ldb), whole 16-column panels
-// only: no packing pass. Pays when each B panel feeds few row panels and
+// B read where it lies (row-major, row stride ldb): no packing pass. Whole
+// 16-column panels, and a last partial panel only of at most kMaxNarrowCols
+// columns (the narrow kernel reads just those; the others read 16). Pays when each B panel feeds few row panels and
 // the rows stay cached (see conv_gemm); packing wins for large matrices
 // (one TLB page per row of B otherwise).
 struct InPlaceB {
@@ -240,12 +241,14 @@ void gemm(int64_t m, int64_t n, int64_t k, const ASrc &a, const BSrc &b,
               __builtin_prefetch(c + (ic + ir + r) * ldc + jc + jr);
           const float *bpanel = bp.base + (jr / NR) * bp.stride;
           const int64_t ldb = bp.row_stride;
-          if (rows == 1)
+          // (The narrow kernel first: it reads only its columns of B, which
+          // lets InPlaceB end in a partial panel.)
+          if (cols <= kMaxNarrowCols)
+            micro_kernel_narrow(cols, kb, apanel, bpanel, tile, ldb);
+          else if (rows == 1)
             micro_kernel_rows<1>(kb, apanel, bpanel, tile, ldb);
           else if (rows == 2)
             micro_kernel_rows<2>(kb, apanel, bpanel, tile, ldb);
-          else if (cols <= kMaxNarrowCols)
-            micro_kernel_narrow(cols, kb, apanel, bpanel, tile, ldb);
           else
             micro_kernel(kb, apanel, bpanel, tile, ldb);
           const int64_t row0 = ic + ir, col0 = jc + jr;

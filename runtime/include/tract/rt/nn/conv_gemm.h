@@ -270,8 +270,9 @@ void conv_gemm(const float *x, const float *w, bool weights_packed,
       const float *bg = bias ? bias + g * ocg : nullptr;
       auto run = [&](const auto &a) {
         if (pointwise && pointwise_in_place(ocg, n, k)) {
-          // Whole panels read in place, the last partial one packed.
-          const int64_t full = n / NR * NR;
+          // Read in place up to a last panel of more than kMaxNarrowCols
+          // columns, which is packed (InPlaceB).
+          const int64_t full = n % NR <= kMaxNarrowCols ? n : n / NR * NR;
           gemm_parallel(par, ocg, full, k, a, InPlaceB{xg, q.in_plane}, y + y0, n, y0, bg, epi,
                         scratch);
           if (full < n)
