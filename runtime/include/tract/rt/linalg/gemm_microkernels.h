@@ -267,10 +267,23 @@ inline void micro_kernel_cols(int64_t kb, const float *a, const float *b, float 
 #endif
 }
 
-// Columns up to kMaxNarrowCols go to micro_kernel_cols.
+// Columns up to kMaxNarrowCols go to micro_kernel_cols: one instance per
+// width where there are vector registers; on scalar targets (a Cortex-M)
+// one loop over the columns, which is as fast there and a fraction of the
+// code.
 constexpr int64_t kMaxNarrowCols = 8;
 inline void micro_kernel_narrow(int64_t cols, int64_t kb, const float *a, const float *b,
                                 float *tile, int64_t ldb = NR) {
+#if !defined(__AVX__) && !defined(__ARM_NEON) && !defined(__SSE2__)
+  float acc[kMaxNarrowCols][MR] = {};
+  for (int64_t p = 0; p < kb; ++p, a += MR, b += ldb)
+    for (int64_t j = 0; j < cols; ++j)
+      for (int64_t i = 0; i < MR; ++i)
+        acc[j][i] += a[i] * b[j];
+  for (int64_t j = 0; j < cols; ++j)
+    for (int64_t i = 0; i < MR; ++i)
+      tile[i * NR + j] = acc[j][i];
+#else
   switch (cols) {
   case 1: micro_kernel_cols<1>(kb, a, b, tile, ldb); break;
   case 2: micro_kernel_cols<2>(kb, a, b, tile, ldb); break;
@@ -281,6 +294,7 @@ inline void micro_kernel_narrow(int64_t cols, int64_t kb, const float *a, const 
   case 7: micro_kernel_cols<7>(kb, a, b, tile, ldb); break;
   default: micro_kernel_cols<8>(kb, a, b, tile, ldb); break;
   }
+#endif
 }
 
 } // namespace gemm
