@@ -116,6 +116,7 @@ struct PackedB {
   const float *p;
   int64_t k;
   static constexpr bool kPacks = false;
+  static constexpr bool kBlockCols = false;
   Panels block(int64_t j0, int64_t, int64_t k0, int64_t, float *) const {
     return {p + (j0 / NR) * k * NR + k0 * NR, k * NR};
   }
@@ -137,6 +138,7 @@ struct StridedB {
   const float *b;
   int64_t rs, cs;
   static constexpr bool kPacks = true;
+  static constexpr bool kBlockCols = true;
   StridedB cols_from(int64_t j0) const { return {b + j0 * cs, rs, cs}; }
   Panels block(int64_t j0, int64_t nb, int64_t k0, int64_t kb, float *dst) const {
     const float *src = b + k0 * rs + j0 * cs;
@@ -175,6 +177,7 @@ struct InPlaceB {
   const float *b;
   int64_t ldb;
   static constexpr bool kPacks = false;
+  static constexpr bool kBlockCols = true;
   InPlaceB cols_from(int64_t j0) const { return {b + j0, ldb}; }
   Panels block(int64_t j0, int64_t, int64_t k0, int64_t, float *) const {
     return {b + k0 * ldb + j0, NR, ldb};
@@ -231,8 +234,11 @@ void gemm(int64_t m, int64_t n, int64_t k, const ASrc &a, const BSrc &b,
   if (m <= 0 || n <= 0)
     return;
   // A prepacked B needs no column blocks: one pass over all of it per A
-  // block packs A once (not once per block of columns).
-  const int64_t nc = BSrc::kPacks ? block_cols(m, n, k) : round_up(n, NR);
+  // block packs A once (not once per block of columns). B read in place is
+  // taken NC columns at a time, so each block stays in cache while all the
+  // row panels sweep it.
+  const int64_t nc = BSrc::kPacks ? block_cols(m, n, k)
+                                  : (BSrc::kBlockCols ? min64(round_up(n, NR), NC) : round_up(n, NR));
   float *b_scratch = scratch;
   float *a_scratch = scratch + (BSrc::kPacks ? min64(k, KC) * nc : 0);
   alignas(64) float tile[MR * NR];

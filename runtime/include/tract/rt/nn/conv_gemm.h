@@ -32,6 +32,7 @@ struct Im2colB {
   const detail::Conv4 *q;
   int64_t first_pixel = 0; // column 0 of this view (a task's share)
   static constexpr bool kPacks = true;
+  static constexpr bool kBlockCols = true;
 
   Im2colB cols_from(int64_t j0) const { return {x, q, first_pixel + j0}; }
 
@@ -243,13 +244,15 @@ inline int64_t conv_scratch_floats(const ConvParams &p, bool weights_packed) {
 
 // Whether a pointwise conv reads its input (B: k rows of n pixels) in place
 // instead of packing it: when few row panels use each B panel (the packing
-// pass costs as much as their FMAs), or when B stays in L2 while the row
-// panels sweep it. Measured on Zen 4 (bench/README.md): 16x32x12544 130 vs
-// 208 us, 64x64x250 18 vs 25 us, 96x576x196 182 vs 210 us; packing wins at
-// 256x256x3136 (4.4 vs 5.3 ms) and 64x384x784.
+// pass costs as much as their FMAs), or when B stays in L2 anyway. Packing
+// wins when many row panels share large B blocks (contiguous panels prefetch
+// better than k strided rows). Measured on Zen 4 with the GEMM driver (m x k
+// x n, in place vs packed): 16x32x12544 145 vs 197 us, 64x64x250 18.5 vs 23,
+// 64x384x784 348 vs 390, 24x144x3136 212 vs 239, 96x16x12544 and 576x96x196
+// even; 256x256x3136 4.31 vs 3.87 ms.
 inline bool pointwise_in_place(int64_t m, int64_t n, int64_t k) {
   constexpr int64_t kL2Floats = 128 * 1024; // 512 KB of B
-  return n >= NR && (m <= 4 * MR || k * n <= kL2Floats);
+  return n >= NR && (m <= 12 * MR || k * n <= kL2Floats);
 }
 
 // y = conv(x, w) + bias, then epi; `w` is packed (pack_conv_weights) when
