@@ -170,9 +170,10 @@ struct StridedB {
 
 // B read where it lies (row-major, row stride ldb): no packing pass. Whole
 // 16-column panels, and a last partial panel only of at most kMaxNarrowCols
-// columns (the narrow kernel reads just those; the others read 16). Pays when each B panel feeds few row panels and
-// the rows stay cached (see conv_gemm); packing wins for large matrices
-// (one TLB page per row of B otherwise).
+// columns (the narrow kernel reads just those; the others read 16). Pays
+// when each B panel feeds few row panels or B stays cached (see conv_gemm);
+// packing wins for large matrices (contiguous panels prefetch better than
+// k strided rows).
 struct InPlaceB {
   const float *b;
   int64_t ldb;
@@ -237,8 +238,9 @@ void gemm(int64_t m, int64_t n, int64_t k, const ASrc &a, const BSrc &b,
   // block packs A once (not once per block of columns). B read in place is
   // taken NC columns at a time, so each block stays in cache while all the
   // row panels sweep it.
-  const int64_t nc = BSrc::kPacks ? block_cols(m, n, k)
-                                  : (BSrc::kBlockCols ? min64(round_up(n, NR), NC) : round_up(n, NR));
+  const int64_t all = round_up(n, NR);
+  const int64_t nc =
+      BSrc::kPacks ? block_cols(m, n, k) : (BSrc::kBlockCols ? min64(all, NC) : all);
   float *b_scratch = scratch;
   float *a_scratch = scratch + (BSrc::kPacks ? min64(k, KC) * nc : 0);
   alignas(64) float tile[MR * NR];
