@@ -81,47 +81,66 @@ inline int64_t depthwise_scratch_floats(const ConvParams &p) {
 
 namespace detail {
 
-// One output row in lane layout: out[ow * 16 + c] = bias[c] + sum over taps
-// of w[t * 16 + c] * rows[kh][(ow * sw + kw * dw) * 16 + c], for ow < out_w.
-inline void depthwise_lane_row(const float *const *rows, const Conv4 &q, const float *w,
-                               const float *bias, float *out, int64_t out_w) {
-  const int64_t kh_n = q.ker[2], kw_n = q.ker[3];
-  const int64_t step = q.st[3] * lanes::kLanes, tap_step = q.dil[3] * lanes::kLanes;
 #if defined(__GNUC__)
-  // (Loads are memcpys into locals: a function returning a v16 would trip
-  // -Wpsabi in builds without AVX-512.)
+// Outputs [ow0, ow0 + B) of one row in lane layout, B accumulators.
+// (Loads are memcpys into locals: a function returning a v16 would trip
+// -Wpsabi in builds without AVX-512.)
+template <int64_t B>
+inline void depthwise_lane_block(const float *const *rows, const Conv4 &q, const float *w,
+                                 const float *bias, float *out, int64_t ow0) {
   typedef float v16 __attribute__((vector_size(64)));
-  v16 b;
-  std::memcpy(&b, bias, sizeof b);
-  for (int64_t ow0 = 0; ow0 < out_w; ow0 += kDepthwiseBlock) {
-    v16 acc[kDepthwiseBlock];
-    for (int64_t j = 0; j < kDepthwiseBlock; ++j)
-      acc[j] = b;
-    const float *wt = w;
-    for (int64_t kh = 0; kh < kh_n; ++kh) {
-      const float *r = rows[kh] + ow0 * step;
-      for (int64_t kw = 0; kw < kw_n; ++kw, wt += lanes::kLanes, r += tap_step) {
-        v16 wv;
-        std::memcpy(&wv, wt, sizeof wv);
+  const int64_t step = q.st[3] * lanes::kLanes, tap_step = q.dil[3] * lanes::kLanes;
+  v16 acc[B];
+  std::memcpy(&acc[0], bias, sizeof acc[0]);
+  for (int64_t j = 1; j < B; ++j)
+    acc[j] = acc[0];
+  const float *wt = w;
+  for (int64_t kh = 0; kh < q.ker[2]; ++kh) {
+    const float *r = rows[kh] + ow0 * step;
+    for (int64_t kw = 0; kw < q.ker[3]; ++kw, wt += lanes::kLanes, r += tap_step) {
+      v16 wv;
+      std::memcpy(&wv, wt, sizeof wv);
 #pragma GCC unroll 8
-        for (int64_t j = 0; j < kDepthwiseBlock; ++j) {
-          v16 in;
-          std::memcpy(&in, r + j * step, sizeof in);
-          acc[j] += wv * in;
-        }
+      for (int64_t j = 0; j < B; ++j) {
+        v16 in;
+        std::memcpy(&in, r + j * step, sizeof in);
+        acc[j] += wv * in;
       }
     }
-    for (int64_t j = 0; j < kDepthwiseBlock; ++j)
-      std::memcpy(out + (ow0 + j) * lanes::kLanes, &acc[j], sizeof acc[j]);
   }
+  for (int64_t j = 0; j < B; ++j)
+    std::memcpy(out + (ow0 + j) * lanes::kLanes, &acc[j], sizeof acc[j]);
+}
+#endif
+
+// One output row in lane layout: out[ow * 16 + c] = bias[c] + sum over taps
+// of w[t * 16 + c] * rows[kh][(ow * sw + kw * dw) * 16 + c], for ow < ow_n
+// (and a few past it: out and the rows have room for a row rounded up to
+// kDepthwiseMaxBlock).
+inline void depthwise_lane_row(const float *const *rows, const Conv4 &q, const float *w,
+                               const float *bias, float *out, int64_t ow_n) {
+#if defined(__GNUC__)
+  int64_t ow0 = 0;
+  for (; ow0 + kDepthwiseBlock <= ow_n; ow0 += kDepthwiseBlock)
+    depthwise_lane_block<kDepthwiseBlock>(rows, q, w, bias, out, ow0);
+  // The rest in one block just big enough (a 10-pixel row is 8 + 2, not
+  // 16; 5 to 7 left stay one block: each block pays the taps' loop).
+  const int64_t rest = ow_n - ow0;
+  if (rest > 4)
+    depthwise_lane_block<kDepthwiseBlock>(rows, q, w, bias, out, ow0);
+  else if (rest > 2)
+    depthwise_lane_block<4>(rows, q, w, bias, out, ow0);
+  else if (rest > 0)
+    depthwise_lane_block<2>(rows, q, w, bias, out, ow0);
 #else
-  for (int64_t ow = 0; ow < out_w; ++ow) {
+  const int64_t step = q.st[3] * lanes::kLanes, tap_step = q.dil[3] * lanes::kLanes;
+  for (int64_t ow = 0; ow < ow_n; ++ow) {
     float *o = out + ow * lanes::kLanes;
     for (int64_t c = 0; c < lanes::kLanes; ++c)
       o[c] = bias[c];
     const float *wt = w;
-    for (int64_t kh = 0; kh < kh_n; ++kh)
-      for (int64_t kw = 0; kw < kw_n; ++kw, wt += lanes::kLanes) {
+    for (int64_t kh = 0; kh < q.ker[2]; ++kh)
+      for (int64_t kw = 0; kw < q.ker[3]; ++kw, wt += lanes::kLanes) {
         const float *s = rows[kh] + ow * step + kw * tap_step;
         for (int64_t c = 0; c < lanes::kLanes; ++c)
           o[c] += wt[c] * s[c];
@@ -181,7 +200,7 @@ void conv_depthwise_channels(const float *x, const float *w, const float *bias, 
           const int64_t ih = top + kh * q.dil[2];
           rows[kh] = ih >= 0 && ih < ih_n ? ring + (ih % g.ring_rows) * g.row_w * L : zero_row;
         }
-        detail::depthwise_lane_row(rows, q, wt, bt, out_row, g.out_w);
+        detail::depthwise_lane_row(rows, q, wt, bt, out_row, ow_n);
         lanes::scatter(out_row, ow_n, out_planes, oh * ow_n);
         // The epilogue runs on stripes of rows while they are in cache
         // (a whole plane at once when it is small).
