@@ -234,16 +234,34 @@ inline void micro_kernel_rows(int64_t kb, const float *a, const float *b, float 
       tile[i * NR + j] = (acc[0][i][j] + acc[1][i][j]) + (acc[2][i][j] + acc[3][i][j]);
 }
 
-// Columns 0..C-1 of the tile only, for the last panel of a matrix whose
+// Columns 0..cols-1 of the tile only, for the last panel of a matrix whose
 // width is not a multiple of 16 (a 7x7 feature map has 49 pixels: the
 // 16-column kernel would spend 15/16 of the last panel on zero columns).
 // The 8 rows are the vector (the A panel's 8 floats per p are contiguous),
-// each column one accumulator fed a broadcast of B: C multiply-adds of 8
+// each column one accumulator fed a broadcast of B: cols multiply-adds of 8
 // lanes per p instead of 8 of 16.
+constexpr int64_t kMaxNarrowCols = 8;
+
+// Plain loops, any width: scalar targets (a Cortex-M), where one function
+// is as fast as one instance per width and a fraction of the code.
+inline void micro_kernel_cols_loop(int64_t cols, int64_t kb, const float *a, const float *b,
+                                   float *tile, int64_t ldb) {
+  float acc[kMaxNarrowCols][MR] = {};
+  for (int64_t p = 0; p < kb; ++p, a += MR, b += ldb)
+    for (int64_t j = 0; j < cols; ++j)
+      for (int64_t i = 0; i < MR; ++i)
+        acc[j][i] += a[i] * b[j];
+  for (int64_t j = 0; j < cols; ++j)
+    for (int64_t i = 0; i < MR; ++i)
+      tile[i * NR + j] = acc[j][i];
+}
+
+#if defined(__GNUC__) && (defined(__AVX__) || defined(__ARM_NEON) || defined(__SSE2__))
+// One instance per width where there are vector registers: C accumulators
+// of 8 lanes (GCC/clang vector extensions).
 template <int C>
 inline void micro_kernel_cols(int64_t kb, const float *a, const float *b, float *tile,
-                              int64_t ldb = NR) {
-#if defined(__GNUC__)
+                              int64_t ldb) {
   typedef float v8 __attribute__((vector_size(32)));
   v8 acc[C] = {};
   for (int64_t p = 0; p < kb; ++p, a += MR, b += ldb) {
@@ -255,35 +273,10 @@ inline void micro_kernel_cols(int64_t kb, const float *a, const float *b, float 
   for (int j = 0; j < C; ++j)
     for (int64_t i = 0; i < MR; ++i)
       tile[i * NR + j] = acc[j][i];
-#else
-  float acc[C][MR] = {};
-  for (int64_t p = 0; p < kb; ++p, a += MR, b += ldb)
-    for (int j = 0; j < C; ++j)
-      for (int64_t i = 0; i < MR; ++i)
-        acc[j][i] += a[i] * b[j];
-  for (int j = 0; j < C; ++j)
-    for (int64_t i = 0; i < MR; ++i)
-      tile[i * NR + j] = acc[j][i];
-#endif
 }
 
-// Columns up to kMaxNarrowCols go to micro_kernel_cols: one instance per
-// width where there are vector registers; on scalar targets (a Cortex-M)
-// one loop over the columns, which is as fast there and a fraction of the
-// code.
-constexpr int64_t kMaxNarrowCols = 8;
 inline void micro_kernel_narrow(int64_t cols, int64_t kb, const float *a, const float *b,
                                 float *tile, int64_t ldb = NR) {
-#if !defined(__AVX__) && !defined(__ARM_NEON) && !defined(__SSE2__)
-  float acc[kMaxNarrowCols][MR] = {};
-  for (int64_t p = 0; p < kb; ++p, a += MR, b += ldb)
-    for (int64_t j = 0; j < cols; ++j)
-      for (int64_t i = 0; i < MR; ++i)
-        acc[j][i] += a[i] * b[j];
-  for (int64_t j = 0; j < cols; ++j)
-    for (int64_t i = 0; i < MR; ++i)
-      tile[i * NR + j] = acc[j][i];
-#else
   switch (cols) {
   case 1: micro_kernel_cols<1>(kb, a, b, tile, ldb); break;
   case 2: micro_kernel_cols<2>(kb, a, b, tile, ldb); break;
@@ -294,8 +287,13 @@ inline void micro_kernel_narrow(int64_t cols, int64_t kb, const float *a, const 
   case 7: micro_kernel_cols<7>(kb, a, b, tile, ldb); break;
   default: micro_kernel_cols<8>(kb, a, b, tile, ldb); break;
   }
-#endif
 }
+#else
+inline void micro_kernel_narrow(int64_t cols, int64_t kb, const float *a, const float *b,
+                                float *tile, int64_t ldb = NR) {
+  micro_kernel_cols_loop(cols, kb, a, b, tile, ldb);
+}
+#endif
 
 } // namespace gemm
 } // namespace rt
