@@ -184,7 +184,7 @@ TEST(Pool, NamedShapes) {
     run_case(c, Kind::Max, 1);
     run_case(c, Kind::Avg, 2);
   }
-  // Rows wider than the two-pass kernel's row buffer (1024) fold each tap
+  // Rows wider than the two-pass kernel's row buffer (256) fold each tap
   // from the input rows.
   run_case({2, 2, {3, 1500}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}, true, false}, Kind::Max, 7);
   run_case({1, 2, {2100}, {3}, {1}, {1}, {1}, {1}, false, false}, Kind::Max, 8);

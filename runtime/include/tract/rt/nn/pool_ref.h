@@ -120,8 +120,10 @@ inline void max_fold_strided(T *row, const T *src, int64_t off, int64_t stride, 
   }
 }
 
-// Input rows up to this many elements take the two-pass row kernel.
-constexpr int64_t kMaxPoolRowElements = 1024;
+// Input rows up to this many elements take the two-pass row kernel (its
+// row buffer is on the stack: 1 KB of floats, small enough for a
+// microcontroller task's stack; CNN feature maps are rarely wider).
+constexpr int64_t kMaxPoolRowElements = 256;
 
 // max_pool of 1-d and 2-d windows, one output row at a time, in two passes:
 // the window's input rows are folded into one row (contiguous, vectorised),
