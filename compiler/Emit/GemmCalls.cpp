@@ -48,9 +48,13 @@ LogicalResult mlir::tract::buildGemmCall(Operation *top, StringRef epilogue, Ker
       call.lines.push_back(fmt::format("tract::rt::conv_depthwise(in0, in1, {}, out0, p, {}, {}, par);",
                                        conv.getBias() ? "in2" : "nullptr", epilogue.str(), scratch));
     else
-      call.lines.push_back(fmt::format("tract::rt::gemm::conv_gemm(in0, in1, {}, {}, out0, p, {}, {}, par);",
-                                       packed, conv.getBias() ? "in2" : "nullptr", epilogue.str(),
-                                       scratch));
+      // Both choices as template arguments, so the firmware image holds one
+      // GEMM instantiation per conv (B's source is the runtime's own rule,
+      // evaluated on the constexpr geometry).
+      call.lines.push_back(fmt::format(
+          "tract::rt::gemm::conv_gemm_as<{}, tract::rt::gemm::conv_b_source(p)>(in0, in1, {}, "
+          "out0, p, {}, {}, par);",
+          packed, conv.getBias() ? "in2" : "nullptr", epilogue.str(), scratch));
     auto w = cast<RankedTensorType>(conv.getWeight().getType());
     call.flops += 2 * result.getNumElements() * (w.getNumElements() / w.getDimSize(0));
     return success();

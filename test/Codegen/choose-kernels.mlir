@@ -4,24 +4,27 @@
 // A 3x3 conv: im2col blocks into scratch, weights packed. K = 4*9 = 36 rows
 // of B; a block of all 64 pixels (36*64 floats) would outgrow the 8x64
 // output, so blocks are one 16-column panel: 36*16 floats.
-// A 1x1 stride-1 conv reads its input as B directly (still one block of
-// scratch: 8 rows x 64 columns). A depthwise conv has its own kernel, its
+// A 1x1 stride-1 conv with few output channels reads its input in place as
+// B: no scratch (64 columns, whole panels). A depthwise conv has its own kernel, its
 // scratch in 16-channel lanes: 9 tap weights, the bias, 3 staged rows and a
 // zero row of 10 pixels (8 outputs, 2 taps of padding), one output row of 8
 // pixels: 16 x 58 floats.
 // CHECK-LABEL: func @convs
 // CHECK: tract.conv {{.*}}tract.algorithm = "im2col_gemm", tract.packed_weights, tract.scratch_bytes = 2304 : i64
-// CHECK: tract.conv {{.*}}tract.algorithm = "gemm_pointwise", tract.packed_weights, tract.scratch_bytes = 2048 : i64
+// CHECK: tract.conv {{.*}}tract.algorithm = "gemm_pointwise", tract.packed_weights, tract.scratch_bytes = 0 : i64
 // CHECK: tract.conv {{.*}}tract.algorithm = "depthwise"
 // CHECK-SAME: tract.scratch_bytes = 3712 : i64
 // A scratch buffer lives only while its conv runs, beside that conv's input
-// and output: the peak is the pointwise conv's input, output and scratch
-// (3 x 2048 bytes, placed with one 256-byte gap); the depthwise conv writes
-// the function's result, so its input and scratch (5760 bytes) fit below.
+// and output: the 3x3 conv's scratch (2304 bytes) below its output, which
+// the pointwise conv reads while writing its own output above (the peak,
+// 2304 + 2 x 2048 bytes); the depthwise conv writes the function's result,
+// so its input and scratch (5760 bytes) fit below.
 // PLAN-LABEL: func @convs
 // PLAN-SAME: tract.arena_bytes = 6400
 // PLAN: tract.conv {{.*}}tract.arena_offsets = array<i64: 2304>{{.*}}tract.scratch_offset = 0
-// PLAN: tract.conv {{.*}}tract.arena_offsets = array<i64: 4352>{{.*}}tract.scratch_offset = 0
+// PLAN: tract.conv {{.*}}tract.arena_offsets = array<i64: 4352>
+// PLAN-NOT: scratch_offset
+// PLAN-SAME: : (tensor<1x8x8x8xf32>, tensor<8x8x1x1xf32>)
 // PLAN: tract.conv {{.*}}tract.arena_offsets = array<i64: -1>{{.*}}tract.scratch_offset = 0
 func.func @convs(%x: tensor<1x4x8x8xf32>) -> tensor<1x8x8x8xf32> {
   %w = tract.const dense<0.5> : tensor<8x4x3x3xf32>
@@ -31,6 +34,23 @@ func.func @convs(%x: tensor<1x4x8x8xf32>) -> tensor<1x8x8x8xf32> {
   %1 = tract.conv %0, %p {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1} : (tensor<1x8x8x8xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x8x8xf32>
   %2 = tract.conv %1, %d {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 8} : (tensor<1x8x8x8xf32>, tensor<8x1x3x3xf32>) -> tensor<1x8x8x8xf32>
   return %2 : tensor<1x8x8x8xf32>
+}
+
+// -----
+
+// Pointwise convs: more than 8 row panels (72 output channels) pack B per
+// block (8 rows x 64 columns of scratch); few row panels read B in place,
+// and a last partial panel too wide for the narrow kernel (5x5 = 25 pixels:
+// 16 + 9) is packed alone (8 rows x 16 columns).
+// CHECK-LABEL: func @pointwise
+// CHECK: tract.conv {{.*}}tract.algorithm = "gemm_pointwise", tract.packed_weights, tract.scratch_bytes = 2048 : i64
+// CHECK: tract.conv {{.*}}tract.algorithm = "gemm_pointwise", tract.packed_weights, tract.scratch_bytes = 512 : i64
+func.func @pointwise(%x: tensor<1x8x8x8xf32>, %y: tensor<1x8x5x5xf32>) -> (tensor<1x72x8x8xf32>, tensor<1x8x5x5xf32>) {
+  %w = tract.const dense<0.5> : tensor<72x8x1x1xf32>
+  %v = tract.const dense<0.25> : tensor<8x8x1x1xf32>
+  %0 = tract.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1} : (tensor<1x8x8x8xf32>, tensor<72x8x1x1xf32>) -> tensor<1x72x8x8xf32>
+  %1 = tract.conv %y, %v {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1} : (tensor<1x8x5x5xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x5x5xf32>
+  return %0, %1 : tensor<1x72x8x8xf32>, tensor<1x8x5x5xf32>
 }
 
 // -----

@@ -243,6 +243,8 @@ TEST(ConvGemm, MatchesReferenceConv) {
       {1, 2, 6, 10, 1, {50, 1}, {5, 1}, {1, 1}, {1, 1}, {2, 0}},     // 1-d
       {2, 1, 8, 8, 8, {6, 6}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},       // depthwise
       {2, 1, 8, 4, 1, {6, 6}, {1, 1}, {2, 2}, {1, 1}, {0, 0}},       // strided 1x1
+      {2, 1, 16, 8, 1, {5, 5}, {1, 1}, {1, 1}, {1, 1}, {0, 0}},      // in place, 9-col tail
+      {2, 1, 8, 72, 1, {5, 5}, {1, 1}, {1, 1}, {1, 1}, {0, 0}},      // 9 row panels: packed
   };
   for (const ConvGeom &g : cases) {
     const rt::ConvParams p = params(g);
@@ -254,19 +256,47 @@ TEST(ConvGemm, MatchesReferenceConv) {
     std::vector<float> got(d.ref.size());
     const std::vector<double> want(d.ref.begin(), d.ref.end());
 
-    std::vector<float> scratch(size_t(gm::conv_scratch_floats(p, false)));
+    // Scratch exactly as conv_scratch_floats says, then guard floats that
+    // must stay untouched (the in-place source needs little or none).
+    constexpr size_t kGuard = 64;
+    auto guarded = [&](bool packed) {
+      std::vector<float> v(size_t(gm::conv_scratch_floats(p, packed)) + kGuard, -7.0f);
+      return v;
+    };
+    auto expect_guard = [&](const std::vector<float> &v) {
+      for (size_t i = v.size() - kGuard; i < v.size(); ++i)
+        ASSERT_EQ(v[i], -7.0f) << "scratch overrun at " << i;
+    };
+    std::vector<float> scratch = guarded(false);
     gm::conv_gemm(x.data(), w.data(), false, bias.data(), got.data(), p, gm::NoEpilogue{},
                   scratch.data());
     expect_close(got, want, k, "weights packed per block");
+    expect_guard(scratch);
 
     std::vector<float> pw(size_t(gm::packed_conv_weight_floats(g.cout, g.groups, k)));
     gm::pack_conv_weights(w.data(), g.cout, g.groups, k, pw.data());
-    std::vector<float> scratch2(size_t(gm::conv_scratch_floats(p, true)));
+    std::vector<float> scratch2 = guarded(true);
     std::fill(got.begin(), got.end(), 0.0f);
     gm::conv_gemm(x.data(), pw.data(), true, bias.data(), got.data(), p, gm::NoEpilogue{},
                   scratch2.data());
     expect_close(got, want, k, "weights packed at compile time");
+    expect_guard(scratch2);
   }
+}
+
+// The B source each pointwise conv gets (the generated code's template
+// argument): in place for few output channels or a projection (k >= m).
+TEST(ConvGemm, PointwiseBSource) {
+  auto source = [](int64_t cin, int64_t cout, int64_t hw) {
+    return gm::conv_b_source(params({2, 1, cin, cout, 1, {hw, hw}, {1, 1}, {1, 1}, {1, 1}, {0, 0}}));
+  };
+  EXPECT_EQ(source(16, 64, 56), gm::ConvB::InPlace);  // 8 row panels
+  EXPECT_EQ(source(16, 96, 112), gm::ConvB::Packed);  // expansion, 12 row panels
+  EXPECT_EQ(source(960, 160, 7), gm::ConvB::InPlace); // projection
+  EXPECT_EQ(source(320, 1280, 7), gm::ConvB::Packed);
+  EXPECT_EQ(source(64, 64, 3), gm::ConvB::Packed);    // 9 pixels: no whole panel to read
+  EXPECT_EQ(gm::conv_b_source(params({2, 1, 3, 8, 1, {9, 9}, {3, 3}, {1, 1}, {1, 1}, {1, 1}})),
+            gm::ConvB::Im2col);
 }
 
 // A ReLU epilogue that counts how often it sees each output element.

@@ -15,11 +15,13 @@
 #include "tract/rt/linalg/gemm.h"
 #include "tract/rt/nn/conv_ref.h"
 
+#include <type_traits>
+
 namespace tract {
 namespace rt {
 namespace gemm {
 
-inline bool conv_is_pointwise(const ConvParams &p) {
+constexpr bool conv_is_pointwise(const ConvParams &p) {
   const detail::Conv4 q = detail::conv4(p);
   for (int d = 0; d < 4; ++d)
     if (q.ker[d] != 1 || q.st[d] != 1 || q.pad[d] != 0 || q.in[d] != q.out[d])
@@ -233,66 +235,113 @@ private:
   }
 };
 
+// Whether a pointwise conv reads its input (B: k rows of n pixels) in place
+// instead of packing it. In place when few row panels (output channels) use
+// each B panel, so the packing pass would cost about as much as their FMAs,
+// and in projections (k >= m: B at least as large as the weights). Packed
+// when many row panels sweep B and K is short (expansions): a packed panel
+// is contiguous and stays in L1, k strided rows span twice the cache lines.
+// Measured on Zen 4 inside MobileNetV2 (bench/kernel_times.py, in place vs
+// packed, us; m x k x n): 160x960x49 190 vs 206, 320x960x49 372 vs 400,
+// 96x576x196 208 vs 229; 576x96x196 246 vs 241, 96x16x12544 710 vs 704; and
+// alone with the weights in L3: 16x32x12544 148 vs 196, 64x384x784 339 vs
+// 401, 72x24x3136 125 vs 120, 1280x320x49 468 vs 387.
+constexpr bool pointwise_in_place(int64_t m, int64_t n, int64_t k) {
+  return n >= NR && (m <= 8 * MR || k >= m);
+}
+
+// Where conv_gemm's B panels come from; fixed per conv at compile time.
+enum class ConvB {
+  Im2col,  // gathered per block into scratch (Im2colB)
+  Packed,  // a pointwise conv's input, copied per block (StridedB)
+  InPlace, // a pointwise conv's input read where it lies (InPlaceB)
+};
+
+constexpr ConvB conv_b_source(const ConvParams &p) {
+  if (!conv_is_pointwise(p))
+    return ConvB::Im2col;
+  const detail::Conv4 q = detail::conv4(p);
+  const int64_t groups = p.groups > 0 ? p.groups : 1;
+  return pointwise_in_place(p.out_channels / groups, q.out_plane, p.in_channels / groups)
+             ? ConvB::InPlace
+             : ConvB::Packed;
+}
+
 // Scratch floats conv_gemm needs (weights packed at compile time or not).
+// In place, B needs scratch only for a last partial panel too wide for the
+// narrow kernel (packed as StridedB, whose block is at most that panel).
 inline int64_t conv_scratch_floats(const ConvParams &p, bool weights_packed) {
   const detail::Conv4 q = detail::conv4(p);
   const int64_t groups = p.groups > 0 ? p.groups : 1;
-  const int64_t k = p.in_channels / groups * q.ker_vol;
-  return scratch_floats(p.out_channels / groups, q.out_plane, k, !weights_packed,
-                        true);
+  const int64_t k = p.in_channels / groups * q.ker_vol, m = p.out_channels / groups;
+  if (conv_b_source(p) != ConvB::InPlace)
+    return scratch_floats(m, q.out_plane, k, !weights_packed, true);
+  const int64_t tail = q.out_plane % NR > kMaxNarrowCols ? q.out_plane % NR : 0;
+  return max64(scratch_floats(m, q.out_plane, k, !weights_packed, false),
+               tail ? scratch_floats(m, tail, k, !weights_packed, true) : 0);
 }
 
-// Whether a pointwise conv reads its input (B: k rows of n pixels) in place
-// instead of packing it: when few row panels use each B panel (the packing
-// pass costs as much as their FMAs), or when B stays in L2 anyway. Packing
-// wins when many row panels share large B blocks (contiguous panels prefetch
-// better than k strided rows). Measured on Zen 4 with the GEMM driver (m x k
-// x n, in place vs packed): 16x32x12544 145 vs 197 us, 64x64x250 18.5 vs 23,
-// 64x384x784 348 vs 390, 24x144x3136 212 vs 239, 96x16x12544 and 576x96x196
-// even; 256x256x3136 4.31 vs 3.87 ms.
-inline bool pointwise_in_place(int64_t m, int64_t n, int64_t k) {
-  constexpr int64_t kL2Floats = 128 * 1024; // 512 KB of B
-  return n >= NR && (m <= 12 * MR || k * n <= kL2Floats);
-}
-
-// y = conv(x, w) + bias, then epi; `w` is packed (pack_conv_weights) when
-// `weights_packed`, else the ONNX [OC, C/g, k...] tensor.
-template <class Epi>
-void conv_gemm(const float *x, const float *w, bool weights_packed,
-               const float *bias, float *y, const ConvParams &p, const Epi &epi,
-               float *scratch, const Parallel &par = Parallel{}) {
+// y = conv(x, w) + bias, then epi, with the weights' form and B's source
+// fixed at compile time (one GEMM instantiation per conv in generated code):
+// `w` is packed (pack_conv_weights) when kWeightsPacked, else the ONNX
+// [OC, C/g, k...] tensor; kB is conv_b_source(p).
+template <bool kWeightsPacked, ConvB kB, class Epi>
+void conv_gemm_as(const float *x, const float *w, const float *bias, float *y,
+                  const ConvParams &p, const Epi &epi, float *scratch,
+                  const Parallel &par = Parallel{}) {
   const detail::Conv4 q = detail::conv4(p);
   const int64_t groups = p.groups > 0 ? p.groups : 1;
   const int64_t cg = p.in_channels / groups, ocg = p.out_channels / groups;
   const int64_t k = cg * q.ker_vol, n = q.out_plane;
-  const bool pointwise = conv_is_pointwise(p);
   for (int64_t b = 0; b < p.batch; ++b)
     for (int64_t g = 0; g < groups; ++g) {
       const float *xg = x + (b * p.in_channels + g * cg) * q.in_plane;
       const int64_t y0 = (b * p.out_channels + g * ocg) * n;
       const float *bg = bias ? bias + g * ocg : nullptr;
       auto run = [&](const auto &a) {
-        if (pointwise && pointwise_in_place(ocg, n, k)) {
+        if (kB == ConvB::InPlace) {
           // Read in place up to a last panel of more than kMaxNarrowCols
-          // columns, which is packed (InPlaceB).
+          // columns, which is packed.
           const int64_t full = n % NR <= kMaxNarrowCols ? n : n / NR * NR;
           gemm_parallel(par, ocg, full, k, a, InPlaceB{xg, q.in_plane}, y + y0, n, y0, bg, epi,
                         scratch);
           if (full < n)
             gemm_parallel(par, ocg, n - full, k, a, StridedB{xg + full, q.in_plane, 1},
                           y + y0 + full, n, y0 + full, bg, epi, scratch);
-        } else if (pointwise)
+        } else if (kB == ConvB::Packed)
           gemm_parallel(par, ocg, n, k, a, StridedB{xg, q.in_plane, 1}, y + y0, n, y0, bg,
                         epi, scratch);
         else
           gemm_parallel(par, ocg, n, k, a, Im2colB{xg, &q}, y + y0, n, y0, bg, epi,
                         scratch);
       };
-      if (weights_packed)
+      if (kWeightsPacked)
         run(PackedA{w + g * packed_a_floats(ocg, k), k});
       else
         run(StridedA{w + g * ocg * k, k, 1});
     }
+}
+
+// conv_gemm_as with both choices made at run time (tests, benchmarks).
+template <class Epi>
+void conv_gemm(const float *x, const float *w, bool weights_packed,
+               const float *bias, float *y, const ConvParams &p, const Epi &epi,
+               float *scratch, const Parallel &par = Parallel{}) {
+  auto with = [&](auto packed) {
+    constexpr bool kPacked = decltype(packed)::value;
+    switch (conv_b_source(p)) {
+    case ConvB::Im2col:
+      return conv_gemm_as<kPacked, ConvB::Im2col>(x, w, bias, y, p, epi, scratch, par);
+    case ConvB::Packed:
+      return conv_gemm_as<kPacked, ConvB::Packed>(x, w, bias, y, p, epi, scratch, par);
+    case ConvB::InPlace:
+      return conv_gemm_as<kPacked, ConvB::InPlace>(x, w, bias, y, p, epi, scratch, par);
+    }
+  };
+  if (weights_packed)
+    with(std::true_type{});
+  else
+    with(std::false_type{});
 }
 
 // The compile-time packing of conv weights [OC, C/g, k...]: each group's

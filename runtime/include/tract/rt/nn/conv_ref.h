@@ -28,7 +28,7 @@ struct Conv4 {
   int64_t in_plane, out_plane, ker_vol;
 };
 
-inline Conv4 conv4(const ConvParams &p) {
+constexpr Conv4 conv4(const ConvParams &p) {
   Conv4 q{};
   const int r =
       p.spatial_rank < 0 ? 0 : (p.spatial_rank > 4 ? 4 : p.spatial_rank);
