@@ -245,6 +245,7 @@ TEST(ConvGemm, MatchesReferenceConv) {
       {2, 1, 8, 4, 1, {6, 6}, {1, 1}, {2, 2}, {1, 1}, {0, 0}},       // strided 1x1
       {2, 1, 16, 8, 1, {5, 5}, {1, 1}, {1, 1}, {1, 1}, {0, 0}},      // in place, 9-col tail
       {2, 1, 8, 72, 1, {5, 5}, {1, 1}, {1, 1}, {1, 1}, {0, 0}},      // 9 row panels: packed
+      {1, 1, 24, 80, 1, {70, 1}, {1, 1}, {1, 1}, {1, 1}, {0, 0}},    // in place, paired panels
   };
   for (const ConvGeom &g : cases) {
     const rt::ConvParams p = params(g);
@@ -285,16 +286,15 @@ TEST(ConvGemm, MatchesReferenceConv) {
 }
 
 // The B source each pointwise conv gets (the generated code's template
-// argument): in place for few output channels or a projection (k >= m).
+// argument): in place for few output channels or 64+ pixels.
 TEST(ConvGemm, PointwiseBSource) {
   auto source = [](int64_t cin, int64_t cout, int64_t hw) {
     return gm::conv_b_source(params({2, 1, cin, cout, 1, {hw, hw}, {1, 1}, {1, 1}, {1, 1}, {0, 0}}));
   };
-  EXPECT_EQ(source(16, 64, 56), gm::ConvB::InPlace);  // 8 row panels
-  EXPECT_EQ(source(16, 96, 112), gm::ConvB::Packed);  // expansion, 12 row panels
-  EXPECT_EQ(source(960, 160, 7), gm::ConvB::InPlace); // projection
-  EXPECT_EQ(source(320, 1280, 7), gm::ConvB::Packed);
-  EXPECT_EQ(source(64, 64, 3), gm::ConvB::Packed);    // 9 pixels: no whole panel to read
+  EXPECT_EQ(source(960, 64, 7), gm::ConvB::InPlace);   // 8 row panels
+  EXPECT_EQ(source(16, 96, 112), gm::ConvB::InPlace);  // a wide map
+  EXPECT_EQ(source(960, 320, 7), gm::ConvB::Packed);   // 40 row panels on 49 pixels
+  EXPECT_EQ(source(64, 64, 3), gm::ConvB::Packed);     // 9 pixels: no whole panel to read
   EXPECT_EQ(gm::conv_b_source(params({2, 1, 3, 8, 1, {9, 9}, {3, 3}, {1, 1}, {1, 1}, {1, 1}})),
             gm::ConvB::Im2col);
 }

@@ -66,6 +66,32 @@ inline void micro_kernel(int64_t kb, const float *a, const float *b,
   _mm512_storeu_ps(tile + 7 * NR, c7);
 }
 
+// Two adjacent tiles (B panels at b and b + bstride) at once: 16
+// accumulators share each A broadcast, B is read 32 columns at a time (two
+// whole cache lines per row when it is read in place), and the loop's
+// overhead is paid over twice the FMAs. Measured on Zen 4 (bench/gemm,
+// m x k x n in place): 96x16x12544 523 -> 445 us, 320x960x49 334 -> 290,
+// 160x960x49 169 -> 145.
+constexpr bool kHasPairKernel = true;
+inline void micro_kernel_pair(int64_t kb, const float *a, const float *b, int64_t bstride,
+                              float *tile0, float *tile1, int64_t ldb = NR) {
+  __m512 c[MR][2];
+  for (int i = 0; i < MR; ++i)
+    c[i][0] = c[i][1] = _mm512_setzero_ps();
+  for (int64_t p = 0; p < kb; ++p, a += MR, b += ldb) {
+    const __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + bstride);
+    for (int i = 0; i < MR; ++i) {
+      const __m512 av = _mm512_set1_ps(a[i]);
+      c[i][0] = _mm512_fmadd_ps(av, b0, c[i][0]);
+      c[i][1] = _mm512_fmadd_ps(av, b1, c[i][1]);
+    }
+  }
+  for (int i = 0; i < MR; ++i) {
+    _mm512_storeu_ps(tile0 + i * NR, c[i][0]);
+    _mm512_storeu_ps(tile1 + i * NR, c[i][1]);
+  }
+}
+
 #elif defined(__AVX2__) && defined(__FMA__)
 constexpr const char *kMicroKernelIsa = "avx2";
 
@@ -207,6 +233,16 @@ inline void micro_kernel(int64_t kb, const float *a, const float *b,
   for (int64_t i = 0; i < MR; ++i)
     for (int64_t j = 0; j < NR; ++j)
       tile[i * NR + j] = c[i][j];
+}
+#endif
+
+#if !defined(__AVX512F__)
+// Elsewhere the registers hold one tile's accumulators: two calls.
+constexpr bool kHasPairKernel = false;
+inline void micro_kernel_pair(int64_t kb, const float *a, const float *b, int64_t bstride,
+                              float *tile0, float *tile1, int64_t ldb = NR) {
+  micro_kernel(kb, a, b, tile0, ldb);
+  micro_kernel(kb, a, b + bstride, tile1, ldb);
 }
 #endif
 

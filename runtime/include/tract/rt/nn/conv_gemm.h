@@ -236,18 +236,20 @@ private:
 };
 
 // Whether a pointwise conv reads its input (B: k rows of n pixels) in place
-// instead of packing it. In place when few row panels (output channels) use
-// each B panel, so the packing pass would cost about as much as their FMAs,
-// and in projections (k >= m: B at least as large as the weights). Packed
-// when many row panels sweep B and K is short (expansions): a packed panel
-// is contiguous and stays in L1, k strided rows span twice the cache lines.
-// Measured on Zen 4 inside MobileNetV2 (bench/kernel_times.py, in place vs
-// packed, us; m x k x n): 160x960x49 190 vs 206, 320x960x49 372 vs 400,
-// 96x576x196 208 vs 229; 576x96x196 246 vs 241, 96x16x12544 710 vs 704; and
-// alone with the weights in L3: 16x32x12544 148 vs 196, 64x384x784 339 vs
-// 401, 72x24x3136 125 vs 120, 1280x320x49 468 vs 387.
-constexpr bool pointwise_in_place(int64_t m, int64_t n, int64_t k) {
-  return n >= NR && (m <= 8 * MR || k >= m);
+// instead of packing it. In place saves the packing pass; packed panels are
+// contiguous, so a panel stays in L1 while every A panel sweeps it, where k
+// strided rows of B span twice the cache lines. In place wins when few row
+// panels (output channels) share each B panel, and (micro_kernel_pair
+// reading two panels' 32 columns per row) whenever B is 64 pixels or wider.
+// On a 7x7 map (49 columns: 3 panels and a narrow one) packing still wins
+// for many row panels on AVX2. Measured on Zen 4 with the GEMM driver, the
+// weights in L3 (m x k x n, in place vs packed, us), AVX-512: 96x16x12544
+// 430 vs 449, 144x24x3136 219 vs 228, 576x96x196 198 vs 202, 320x960x49 294
+// vs 314, 1280x320x49 393 vs 389; AVX2: 96x576x196 248 vs 265, 320x960x49
+// 443 vs 362, 1280x320x49 581 vs 438. The rule must not depend on the ISA:
+// tractc sizes the scratch from it.
+constexpr bool pointwise_in_place(int64_t m, int64_t n, int64_t /*k*/) {
+  return n >= NR && (m <= 8 * MR || n >= 4 * NR);
 }
 
 // Where conv_gemm's B panels come from; fixed per conv at compile time.
