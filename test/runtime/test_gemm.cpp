@@ -6,6 +6,7 @@
 #include "tract/rt/linalg/gemm.h"
 #include "tract/rt/linalg/matmul_gemm.h"
 #include "tract/rt/nn/conv_depthwise.h"
+#include "tract/rt/nn/conv_lanes.h"
 #include "tract/rt/nn/conv_winograd.h"
 #include "tract/rt/nn/conv_gemm.h"
 
@@ -355,6 +356,124 @@ TEST(ConvDepthwise, MatchesReferenceConvWithEpilogue) {
   EXPECT_FALSE(rt::conv_is_depthwise(grouped)) << "two input channels per group";
 }
 
+// NCHW <-> lane layout (NCHW16c, C % 16 == 0) for checking the lane kernels.
+std::vector<float> to_lanes(const std::vector<float> &v, int64_t n, int64_t c, int64_t plane) {
+  std::vector<float> out(v.size());
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t ch = 0; ch < c; ++ch)
+      for (int64_t i = 0; i < plane; ++i)
+        out[size_t(((b * c / 16 + ch / 16) * plane + i) * 16 + ch % 16)] =
+            v[size_t((b * c + ch) * plane + i)];
+  return out;
+}
+
+std::vector<float> from_lanes(const std::vector<float> &v, int64_t n, int64_t c, int64_t plane) {
+  std::vector<float> out(v.size());
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t ch = 0; ch < c; ++ch)
+      for (int64_t i = 0; i < plane; ++i)
+        out[size_t((b * c + ch) * plane + i)] =
+            v[size_t(((b * c / 16 + ch / 16) * plane + i) * 16 + ch % 16)];
+  return out;
+}
+
+std::vector<double> relu_of(const std::vector<float> &v) {
+  std::vector<double> out(v.size());
+  for (size_t i = 0; i < v.size(); ++i)
+    out[i] = v[i] < 0.0f ? 0.0 : v[i];
+  return out;
+}
+
+// The three kernels of a chain kept in lane layout, each against the
+// reference conv on NCHW, with an epilogue that must see every output
+// element once at its index in the output's own layout. Sizes hit the
+// register tiles' tails (7x9 = 63 pixels, 7x7 = 49, 14x14 = 196), stripes
+// of the epilogue (13x13 = 169 > 128), an odd number of 16-channel blocks,
+// a partial last block of NCHW output channels, and batch 2.
+TEST(ConvLanes, PointwiseIntoAndOutOfLanesMatchReference) {
+  const ConvGeom into[] = {
+      {2, 2, 5, 32, 1, {7, 9}, {1, 1}, {1, 1}, {1, 1}, {0, 0}},
+      {2, 1, 3, 48, 1, {13, 13}, {1, 1}, {1, 1}, {1, 1}, {0, 0}},
+      {2, 1, 16, 16, 1, {1, 1}, {1, 1}, {1, 1}, {1, 1}, {0, 0}},
+  };
+  for (const ConvGeom &g : into) {
+    const rt::ConvParams p = params(g);
+    ASSERT_TRUE(rt::conv_is_plain_pointwise(p));
+    const ConvData d = reference_conv(p, 31);
+    const int64_t plane = g.in[0] * g.in[1];
+    std::vector<float> pw(size_t(rt::lane_weight_floats(g.cout, g.cin)));
+    rt::pack_lane_weights(d.w.data(), g.cout, g.cin, pw.data());
+    std::vector<float> got(d.ref.size());
+    std::vector<int> seen(got.size(), 0);
+    rt::conv_pointwise_to_lanes(d.x.data(), pw.data(), d.bias.data(), got.data(), p,
+                                CountingRelu{&seen});
+    SCOPED_TRACE(::testing::Message() << "into lanes: cin " << g.cin << " cout " << g.cout);
+    expect_close(from_lanes(got, g.batch, g.cout, plane), relu_of(d.ref), g.cin, "to lanes");
+    EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [](int n) { return n == 1; }));
+  }
+  const ConvGeom out_of[] = {
+      {2, 2, 32, 24, 1, {7, 7}, {1, 1}, {1, 1}, {1, 1}, {0, 0}},
+      {2, 1, 48, 16, 1, {14, 14}, {1, 1}, {1, 1}, {1, 1}, {0, 0}},
+      {2, 1, 16, 5, 1, {13, 13}, {1, 1}, {1, 1}, {1, 1}, {0, 0}},
+  };
+  for (const ConvGeom &g : out_of) {
+    const rt::ConvParams p = params(g);
+    const ConvData d = reference_conv(p, 37);
+    const int64_t plane = g.in[0] * g.in[1];
+    std::vector<float> pw(size_t(rt::lane_weight_floats(g.cout, g.cin)));
+    rt::pack_lane_weights(d.w.data(), g.cout, g.cin, pw.data());
+    const std::vector<float> x = to_lanes(d.x, g.batch, g.cin, plane);
+    std::vector<float> got(d.ref.size());
+    std::vector<int> seen(got.size(), 0);
+    std::vector<float> scratch(static_cast<size_t>(rt::from_lanes_scratch_floats()));
+    rt::conv_pointwise_from_lanes(x.data(), pw.data(), d.bias.data(), got.data(), p,
+                                  CountingRelu{&seen}, scratch.data());
+    SCOPED_TRACE(::testing::Message() << "out of lanes: cin " << g.cin << " cout " << g.cout);
+    expect_close(got, relu_of(d.ref), g.cin, "from lanes");
+    EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [](int n) { return n == 1; }));
+  }
+}
+
+TEST(ConvLanes, DepthwiseReadsAndWritesLanes) {
+  const ConvGeom cases[] = {
+      {2, 2, 32, 32, 32, {9, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+      {2, 1, 16, 16, 16, {15, 14}, {3, 3}, {2, 2}, {1, 1}, {1, 1}},
+      {2, 1, 48, 48, 48, {40, 40}, {5, 5}, {1, 1}, {1, 1}, {2, 2}}, // epilogue in stripes
+  };
+  for (const ConvGeom &g : cases) {
+    const rt::ConvParams p = params(g);
+    ASSERT_TRUE(rt::conv_depthwise_lanes_fits(p));
+    const ConvData d = reference_conv(p, 41);
+    const int64_t in_plane = g.in[0] * g.in[1], out_plane = p.out_size[0] * p.out_size[1];
+    const std::vector<float> x_lanes = to_lanes(d.x, g.batch, g.cin, in_plane);
+    std::vector<float> scratch(size_t(rt::depthwise_scratch_floats(p)));
+    const std::vector<double> want = relu_of(d.ref);
+    for (int mode = 1; mode < 4; ++mode) {
+      const bool in_lanes = mode & 1, out_lanes = mode & 2;
+      std::vector<float> got(d.ref.size());
+      std::vector<int> seen(got.size(), 0);
+      const float *x = in_lanes ? x_lanes.data() : d.x.data();
+      const CountingRelu relu{&seen};
+      if (mode == 1)
+        rt::conv_depthwise<true, false>(x, d.w.data(), d.bias.data(), got.data(), p, relu,
+                                        scratch.data());
+      else if (mode == 2)
+        rt::conv_depthwise<false, true>(x, d.w.data(), d.bias.data(), got.data(), p, relu,
+                                        scratch.data());
+      else
+        rt::conv_depthwise<true, true>(x, d.w.data(), d.bias.data(), got.data(), p, relu,
+                                       scratch.data());
+      SCOPED_TRACE(::testing::Message() << "channels " << g.cin << " in lanes " << in_lanes
+                                        << " out lanes " << out_lanes);
+      expect_close(out_lanes ? from_lanes(got, g.batch, g.cout, out_plane) : got, want, 9,
+                   "depthwise lanes");
+      EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [](int n) { return n == 1; }));
+    }
+  }
+  EXPECT_FALSE(rt::conv_depthwise_lanes_fits(
+      params({2, 1, 24, 24, 24, {6, 6}, {3, 3}, {1, 1}, {1, 1}, {1, 1}})));
+}
+
 // Lane layout round trip (the depthwise conv's transposes): rows of every
 // length around the 16-float blocks, an offset, null rows.
 TEST(LaneTranspose, GatherAndScatterMatchScalarTranspose) {
@@ -494,6 +613,27 @@ TEST(Parallel, KernelsSplitOverTasksMatchSerial) {
       }
       EXPECT_EQ(serial, parallel) << (depthwise ? "depthwise" : "conv") << " threads " << threads;
     }
+    // Pointwise convs into and out of lane layout (pixel stripes split).
+    const rt::ConvParams pw = params({2, 2, 32, 48, 1, {30, 31}, {1, 1}, {1, 1}, {1, 1}, {0, 0}});
+    const auto x = random_floats(size_t(2 * 32 * 30 * 31), 25), w = random_floats(48 * 32, 26);
+    std::vector<float> packed(size_t(rt::lane_weight_floats(48, 32)));
+    rt::pack_lane_weights(w.data(), 48, 32, packed.data());
+    const int64_t per = rt::from_lanes_scratch_floats();
+    std::vector<float> scratch(size_t(per * threads)), serial(2 * 48 * 30 * 31), parallel(serial.size());
+    rt::Parallel par{rt::ThreadPool::parallel_for, &pool, threads, scratch.data() + per, per};
+    rt::conv_pointwise_to_lanes(x.data(), packed.data(), nullptr, serial.data(), pw, gm::NoEpilogue{});
+    rt::conv_pointwise_to_lanes(x.data(), packed.data(), nullptr, parallel.data(), pw,
+                                gm::NoEpilogue{}, par);
+    EXPECT_EQ(serial, parallel) << "to lanes, threads " << threads;
+    const rt::ConvParams back = params({2, 2, 48, 32, 1, {30, 31}, {1, 1}, {1, 1}, {1, 1}, {0, 0}});
+    std::vector<float> packed_back(size_t(rt::lane_weight_floats(32, 48)));
+    rt::pack_lane_weights(w.data(), 32, 48, packed_back.data());
+    std::vector<float> serial_back(x.size()), parallel_back(x.size());
+    rt::conv_pointwise_from_lanes(serial.data(), packed_back.data(), nullptr, serial_back.data(),
+                                  back, gm::NoEpilogue{}, scratch.data());
+    rt::conv_pointwise_from_lanes(serial.data(), packed_back.data(), nullptr,
+                                  parallel_back.data(), back, gm::NoEpilogue{}, scratch.data(), par);
+    EXPECT_EQ(serial_back, parallel_back) << "from lanes, threads " << threads;
   }
 }
 

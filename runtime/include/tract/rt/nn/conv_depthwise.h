@@ -38,6 +38,12 @@ inline bool conv_is_depthwise(const ConvParams &p) {
          q.in[1] == 1 && q.ker[2] <= kDepthwiseMaxKernelRows;
 }
 
+// Whether a depthwise conv can read or write lane layout (conv_lanes.h):
+// 16-channel blocks map to 16-channel blocks.
+inline bool conv_depthwise_lanes_fits(const ConvParams &p) {
+  return conv_is_depthwise(p) && p.out_channels == p.in_channels && p.in_channels % 16 == 0;
+}
+
 // Output pixels per register block: 8 vectors of 16 accumulators fit
 // AVX-512's 32 registers with the weights; AVX and aarch64 NEON (a vector of
 // 16 is two or four registers there) take 4, armv7 and scalar 2. Scratch is
@@ -152,8 +158,10 @@ inline void depthwise_lane_row(const float *const *rows, const Conv4 &q, const f
 } // namespace detail
 
 // Output channels [c0, c1) (c0 a multiple of 16) of every image, with
-// `scratch` its own.
-template <class Epi>
+// `scratch` its own. kInLanes / kOutLanes: x / y in lane layout (NCHW16c,
+// conv_lanes.h; channels % 16 == 0, multiplier 1), whose rows are staged
+// and stored as plain copies instead of transposes.
+template <bool kInLanes, bool kOutLanes, class Epi>
 void conv_depthwise_channels(const float *x, const float *w, const float *bias, float *y,
                              const ConvParams &p, const Epi &epi, float *scratch, int64_t c0,
                              int64_t c1) {
@@ -192,23 +200,41 @@ void conv_depthwise_channels(const float *x, const float *w, const float *bias, 
       for (int64_t oh = 0; oh < oh_n; ++oh) {
         const int64_t top = oh * q.st[2] - q.pad[2];
         const int64_t last = min_of(top + g.ring_rows - 1, ih_n - 1);
-        for (int64_t ih = max_of(max_of(next_row, top), 0); ih <= last; ++ih)
-          lanes::gather(in_rows, ih * iw_n, iw_n,
-                        ring + ((ih % g.ring_rows) * g.row_w + q.pad[3]) * L);
+        for (int64_t ih = max_of(max_of(next_row, top), 0); ih <= last; ++ih) {
+          float *staged = ring + ((ih % g.ring_rows) * g.row_w + q.pad[3]) * L;
+          if (kInLanes)
+            std::memcpy(staged, x + (b * p.in_channels + o0) * q.in_plane + ih * iw_n * L,
+                        sizeof(float) * static_cast<size_t>(iw_n * L));
+          else
+            lanes::gather(in_rows, ih * iw_n, iw_n, staged);
+        }
         next_row = max_of(next_row, last + 1);
         for (int64_t kh = 0; kh < q.ker[2]; ++kh) {
           const int64_t ih = top + kh * q.dil[2];
           rows[kh] = ih >= 0 && ih < ih_n ? ring + (ih % g.ring_rows) * g.row_w * L : zero_row;
         }
-        detail::depthwise_lane_row(rows, q, wt, bt, out_row, ow_n);
-        lanes::scatter(out_row, ow_n, out_planes, oh * ow_n);
+        // (In lane layout, 16 channels' rows are one contiguous run.)
+        const int64_t lanes_row0 = (b * p.out_channels + o0) * q.out_plane;
+        if (kOutLanes) {
+          detail::depthwise_lane_row(rows, q, wt, bt, out_row, ow_n);
+          std::memcpy(y + lanes_row0 + oh * ow_n * L, out_row,
+                      sizeof(float) * static_cast<size_t>(ow_n * L));
+        } else {
+          detail::depthwise_lane_row(rows, q, wt, bt, out_row, ow_n);
+          lanes::scatter(out_row, ow_n, out_planes, oh * ow_n);
+        }
         // The epilogue runs on stripes of rows while they are in cache
         // (a whole plane at once when it is small).
         if ((oh + 1 - epi_row) * ow_n >= kDepthwiseEpilogueStripe || oh + 1 == oh_n) {
-          for (int64_t c = 0; c < nc; ++c) {
-            const int64_t y0 = (b * p.out_channels + o0 + c) * q.out_plane + epi_row * ow_n;
-            epi(y + y0, y0, gemm::opaque((oh + 1 - epi_row) * ow_n));
-          }
+          const int64_t count = (oh + 1 - epi_row) * ow_n;
+          if (kOutLanes) {
+            const int64_t y0 = lanes_row0 + epi_row * ow_n * L;
+            epi(y + y0, y0, gemm::opaque(count * L));
+          } else
+            for (int64_t c = 0; c < nc; ++c) {
+              const int64_t y0 = (b * p.out_channels + o0 + c) * q.out_plane + epi_row * ow_n;
+              epi(y + y0, y0, gemm::opaque(count));
+            }
           epi_row = oh + 1;
         }
       }
@@ -217,8 +243,9 @@ void conv_depthwise_channels(const float *x, const float *w, const float *bias, 
 }
 
 // Blocks of 16 output channels are split over par.threads tasks, each with
-// its own scratch (par.scratch_of).
-template <class Epi>
+// its own scratch (par.scratch_of). kInLanes / kOutLanes as for
+// conv_depthwise_channels (conv_depthwise_lanes_fits).
+template <bool kInLanes = false, bool kOutLanes = false, class Epi>
 void conv_depthwise(const float *x, const float *w, const float *bias, float *y,
                     const ConvParams &p, const Epi &epi, float *scratch,
                     const Parallel &par = Parallel{}) {
@@ -232,7 +259,7 @@ void conv_depthwise(const float *x, const float *w, const float *bias, float *y,
   const int64_t tasks =
       par.parallel_for && work >= kMinParallelWork ? min_of(par.threads, blocks) : 1;
   run_tasks(par, tasks, [&](int64_t t) {
-    conv_depthwise_channels(x, w, bias, y, p, epi, par.scratch_of(t, scratch),
+    conv_depthwise_channels<kInLanes, kOutLanes>(x, w, bias, y, p, epi, par.scratch_of(t, scratch),
                             min_of(p.out_channels, blocks * t / tasks * lanes::kLanes),
                             min_of(p.out_channels, blocks * (t + 1) / tasks * lanes::kLanes));
   });

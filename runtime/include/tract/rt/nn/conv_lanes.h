@@ -1,0 +1,270 @@
+// tract runtime: f32 pointwise (1x1, stride 1, unpadded) convs into and out
+// of 16-channel lane layout, the two ends of an expand -> depthwise ->
+// project chain (MobileNet's inverted residual) kept blocked in between.
+//
+// Lane layout (NCHW16c) holds channel c of pixel i of image b at
+// ((b * C / 16 + c / 16) * plane + i) * 16 + c % 16: one vector is 16
+// channels of one pixel, which is how the depthwise conv computes
+// (conv_depthwise.h). A tensor in lane layout has C % 16 == 0, so it takes
+// the same bytes as in NCHW: the compiler's memory plan does not change,
+// only how producer and consumer read the bytes. Both kernels here compute a
+// register tile of pixels x 16-channel blocks, one FMA per input channel
+// and accumulator with the input value broadcast:
+//   conv_pointwise_to_lanes   NCHW in, lane layout out (the expand): the
+//       tile's accumulators are stored as they are, no transpose;
+//   conv_pointwise_from_lanes lane layout in, NCHW out (the project): the
+//       tile is transposed into the output planes (lanes::scatter).
+// Weights come packed at compile time (pack_lane_weights): for each block of
+// 16 output channels, each input channel's 16 weights side by side. The
+// bias starts the accumulators; the epilogue (gemm.h's contract, indices in
+// the output's own layout) runs on stripes of pixels while they are cached.
+#pragma once
+
+#include "tract/rt/common.h"
+#include "tract/rt/nn/conv_ref.h"
+#include "tract/rt/nn/lane_transpose.h"
+#include "tract/rt/parallel.h"
+
+#include <cstring>
+
+namespace tract {
+namespace rt {
+
+// Pixels per register tile (and, into lanes, 16-channel blocks per tile):
+// AVX-512's 32 registers hold 8 x 2 accumulators of 16 lanes (or 16 x 1,
+// whose transpose back to planes is one 16 x 16 block); a vector of 16 is
+// two registers on AVX and four on NEON, so 4 pixels there, 2 elsewhere.
+#if defined(__AVX512F__)
+constexpr int64_t kToLanesPixels = 8, kToLanesBlocks = 2, kFromLanesPixels = 16;
+#elif defined(__AVX__) || defined(__aarch64__)
+constexpr int64_t kToLanesPixels = 4, kToLanesBlocks = 1, kFromLanesPixels = 4;
+#else
+constexpr int64_t kToLanesPixels = 2, kToLanesBlocks = 1, kFromLanesPixels = 2;
+#endif
+// Scratch for the widest target, so it does not depend on the ISA.
+constexpr int64_t kMaxFromLanesPixels = 16;
+// Pixels the epilogue is run on at once (per channel or 16-channel block).
+constexpr int64_t kLanesEpilogueStripe = 128;
+
+constexpr bool conv_is_plain_pointwise(const ConvParams &p) {
+  const detail::Conv4 q = detail::conv4(p);
+  bool ok = p.groups <= 1;
+  for (int d = 0; d < 4; ++d)
+    ok = ok && q.ker[d] == 1 && q.st[d] == 1 && q.pad[d] == 0 && q.in[d] == q.out[d];
+  return ok;
+}
+
+// Packed weights: blocks of 16 output channels (the last zero-padded), each
+// [in_channels x 16]: dst[(ob * cin + c) * 16 + j] = w[(ob * 16 + j) * cin + c].
+constexpr int64_t lane_weight_floats(int64_t out_channels, int64_t in_channels) {
+  return (out_channels + lanes::kLanes - 1) / lanes::kLanes * lanes::kLanes * in_channels;
+}
+
+template <class T>
+inline void pack_lane_weights(const T *w, int64_t out_channels, int64_t in_channels,
+                              float *dst) {
+  constexpr int64_t L = lanes::kLanes;
+  for (int64_t ob = 0; ob * L < out_channels; ++ob)
+    for (int64_t c = 0; c < in_channels; ++c)
+      for (int64_t j = 0; j < L; ++j) {
+        const int64_t o = ob * L + j;
+        dst[(ob * in_channels + c) * L + j] =
+            o < out_channels ? static_cast<float>(w[o * in_channels + c]) : 0.0f;
+      }
+}
+
+// Scratch floats per task: conv_pointwise_from_lanes's tile in lane layout.
+constexpr int64_t from_lanes_scratch_floats() { return kMaxFromLanesPixels * lanes::kLanes; }
+
+namespace detail {
+
+// Tasks for `work` multiply-adds over `units` independent pieces.
+inline int64_t lanes_tasks(const Parallel &par, int64_t work, int64_t units) {
+  if (!par.parallel_for || work < kMinParallelWork)
+    return 1;
+  return par.threads < units ? par.threads : units;
+}
+
+#if defined(__GNUC__)
+typedef float lanes_v16 __attribute__((vector_size(64)));
+
+// R pixels x NB blocks: y[nb][r] = bias[nb] + sum_c x[c][r] * w[nb][c]
+// (x: channel c at x + c * plane; w: block nb at w + nb * wstride; y: block
+// nb at y + nb * ystride, 16 floats per pixel).
+template <int64_t R, int64_t NB>
+inline void to_lanes_tile(const float *x, int64_t plane, int64_t cin, const float *w,
+                          int64_t wstride, const float *bias, float *y, int64_t ystride) {
+  lanes_v16 acc[R][NB];
+  for (int64_t nb = 0; nb < NB; ++nb) {
+    std::memcpy(&acc[0][nb], bias + nb * lanes::kLanes, sizeof acc[0][nb]);
+    for (int64_t r = 1; r < R; ++r)
+      acc[r][nb] = acc[0][nb];
+  }
+  for (int64_t c = 0; c < cin; ++c, x += plane, w += lanes::kLanes) {
+    lanes_v16 wv[NB];
+    for (int64_t nb = 0; nb < NB; ++nb)
+      std::memcpy(&wv[nb], w + nb * wstride, sizeof wv[nb]);
+#pragma GCC unroll 16
+    for (int64_t r = 0; r < R; ++r)
+      for (int64_t nb = 0; nb < NB; ++nb)
+        acc[r][nb] += x[r] * wv[nb];
+  }
+  for (int64_t nb = 0; nb < NB; ++nb)
+    for (int64_t r = 0; r < R; ++r)
+      std::memcpy(y + nb * ystride + r * lanes::kLanes, &acc[r][nb], sizeof acc[r][nb]);
+}
+
+// R pixels of one output block into `tile` (lane layout): x at the tile's
+// first pixel of input block 0, blocks `xstride` apart; w the output
+// block's packed weights.
+template <int64_t R>
+inline void from_lanes_tile(const float *x, int64_t xstride, int64_t cblocks, const float *w,
+                            const float *bias, float *tile) {
+  lanes_v16 acc[R];
+  std::memcpy(&acc[0], bias, sizeof acc[0]);
+  for (int64_t r = 1; r < R; ++r)
+    acc[r] = acc[0];
+  for (int64_t cb = 0; cb < cblocks; ++cb, x += xstride)
+    for (int64_t c = 0; c < lanes::kLanes; ++c, w += lanes::kLanes) {
+      lanes_v16 wv;
+      std::memcpy(&wv, w, sizeof wv);
+#pragma GCC unroll 16
+      for (int64_t r = 0; r < R; ++r)
+        acc[r] += x[r * lanes::kLanes + c] * wv;
+    }
+  for (int64_t r = 0; r < R; ++r)
+    std::memcpy(tile + r * lanes::kLanes, &acc[r], sizeof acc[r]);
+}
+#else
+template <int64_t R, int64_t NB>
+inline void to_lanes_tile(const float *x, int64_t plane, int64_t cin, const float *w,
+                          int64_t wstride, const float *bias, float *y, int64_t ystride) {
+  for (int64_t nb = 0; nb < NB; ++nb)
+    for (int64_t r = 0; r < R; ++r)
+      for (int64_t j = 0; j < lanes::kLanes; ++j) {
+        float acc = bias[nb * lanes::kLanes + j];
+        for (int64_t c = 0; c < cin; ++c)
+          acc += x[c * plane + r] * w[nb * wstride + c * lanes::kLanes + j];
+        y[nb * ystride + r * lanes::kLanes + j] = acc;
+      }
+}
+
+template <int64_t R>
+inline void from_lanes_tile(const float *x, int64_t xstride, int64_t cblocks, const float *w,
+                            const float *bias, float *tile) {
+  for (int64_t r = 0; r < R; ++r)
+    for (int64_t j = 0; j < lanes::kLanes; ++j) {
+      float acc = bias[j];
+      for (int64_t c = 0; c < cblocks * lanes::kLanes; ++c)
+        acc += x[(c / lanes::kLanes) * xstride + r * lanes::kLanes + c % lanes::kLanes] *
+               w[c * lanes::kLanes + j];
+      tile[r * lanes::kLanes + j] = acc;
+    }
+}
+#endif
+
+} // namespace detail
+
+// y (lane layout, out_channels % 16 == 0) = conv1x1(x (NCHW), w) + bias,
+// then epi. `w` from pack_lane_weights; `bias` may be null. Pixels are split
+// over par.threads tasks.
+template <class Epi>
+void conv_pointwise_to_lanes(const float *x, const float *w, const float *bias, float *y,
+                             const ConvParams &p, const Epi &epi,
+                             const Parallel &par = Parallel{}) {
+  constexpr int64_t L = lanes::kLanes, R = kToLanesPixels, NB = kToLanesBlocks;
+  const int64_t plane = detail::conv4(p).out_plane, cin = p.in_channels;
+  const int64_t blocks = p.out_channels / L;
+  const int64_t stripes = (plane + kLanesEpilogueStripe - 1) / kLanesEpilogueStripe;
+  const int64_t tasks =
+      detail::lanes_tasks(par, p.batch * p.out_channels * cin * plane, p.batch * stripes);
+  float zero_bias[NB * L] = {};
+  run_tasks(par, tasks, [&](int64_t t) {
+    const int64_t units = p.batch * stripes;
+    for (int64_t u = units * t / tasks; u < units * (t + 1) / tasks; ++u) {
+      const int64_t b = u / stripes, i0 = u % stripes * kLanesEpilogueStripe;
+      const int64_t i1 = i0 + kLanesEpilogueStripe < plane ? i0 + kLanesEpilogueStripe : plane;
+      const float *xb = x + b * cin * plane;
+      float *yb = y + b * p.out_channels * plane;
+      for (int64_t ob = 0; ob < blocks;) {
+        const int64_t nb = blocks - ob >= NB ? NB : 1;
+        const float *wb = w + ob * cin * L;
+        const float *bb = bias ? bias + ob * L : zero_bias;
+        float *yo = yb + ob * plane * L;
+        int64_t i = i0;
+        if (nb == NB)
+          for (; i + R <= i1; i += R)
+            detail::to_lanes_tile<R, NB>(xb + i, plane, cin, wb, cin * L, bb, yo + i * L,
+                                         plane * L);
+        else
+          for (; i + R <= i1; i += R)
+            detail::to_lanes_tile<R, 1>(xb + i, plane, cin, wb, cin * L, bb, yo + i * L,
+                                        plane * L);
+        for (; i < i1; ++i)
+          for (int64_t k = 0; k < nb; ++k)
+            detail::to_lanes_tile<1, 1>(xb + i, plane, cin, wb + k * cin * L, cin * L,
+                                        bb + k * L, yo + k * plane * L + i * L, plane * L);
+        ob += nb;
+      }
+      for (int64_t ob = 0; ob < blocks; ++ob) {
+        const int64_t at = ((b * blocks + ob) * plane + i0) * L;
+        epi(y + at, at, detail::opaque((i1 - i0) * L));
+      }
+    }
+  });
+}
+
+// y (NCHW) = conv1x1(x (lane layout, in_channels % 16 == 0), w) + bias, then
+// epi. `w` from pack_lane_weights (a partial last block of output channels
+// is padded there and not stored here); `scratch`: from_lanes_scratch_floats
+// per task.
+template <class Epi>
+void conv_pointwise_from_lanes(const float *x, const float *w, const float *bias, float *y,
+                               const ConvParams &p, const Epi &epi, float *scratch,
+                               const Parallel &par = Parallel{}) {
+  constexpr int64_t L = lanes::kLanes, R = kFromLanesPixels;
+  const int64_t plane = detail::conv4(p).out_plane, cin = p.in_channels;
+  const int64_t cblocks = cin / L, oblocks = (p.out_channels + L - 1) / L;
+  const int64_t stripes = (plane + kLanesEpilogueStripe - 1) / kLanesEpilogueStripe;
+  const int64_t tasks =
+      detail::lanes_tasks(par, p.batch * p.out_channels * cin * plane, p.batch * stripes);
+  run_tasks(par, tasks, [&](int64_t t) {
+    float *tile = par.scratch_of(t, scratch);
+    float bias_block[L];
+    float *rows[L];
+    const int64_t units = p.batch * stripes;
+    for (int64_t u = units * t / tasks; u < units * (t + 1) / tasks; ++u) {
+      const int64_t b = u / stripes, i0 = u % stripes * kLanesEpilogueStripe;
+      const int64_t i1 = i0 + kLanesEpilogueStripe < plane ? i0 + kLanesEpilogueStripe : plane;
+      const float *xb = x + b * cin * plane;
+      for (int64_t ob = 0; ob < oblocks; ++ob) {
+        const int64_t nc = p.out_channels - ob * L < L ? p.out_channels - ob * L : L;
+        for (int64_t j = 0; j < L; ++j) {
+          bias_block[j] = j < nc && bias ? bias[ob * L + j] : 0.0f;
+          rows[j] = j < nc ? y + (b * p.out_channels + ob * L + j) * plane : nullptr;
+        }
+        const float *wb = w + ob * cin * L;
+        int64_t i = i0;
+        for (; i + R <= i1; i += R) {
+          detail::from_lanes_tile<R>(xb + i * L, plane * L, cblocks, wb, bias_block, tile);
+          lanes::scatter(tile, R, rows, i);
+        }
+        for (; R > 4 && i + 4 <= i1; i += 4) {
+          detail::from_lanes_tile<4>(xb + i * L, plane * L, cblocks, wb, bias_block, tile);
+          lanes::scatter(tile, 4, rows, i);
+        }
+        for (; i < i1; ++i) {
+          detail::from_lanes_tile<1>(xb + i * L, plane * L, cblocks, wb, bias_block, tile);
+          lanes::scatter(tile, 1, rows, i);
+        }
+      }
+      for (int64_t o = 0; o < p.out_channels; ++o) {
+        const int64_t at = (b * p.out_channels + o) * plane + i0;
+        epi(y + at, at, detail::opaque(i1 - i0));
+      }
+    }
+  });
+}
+
+} // namespace rt
+} // namespace tract
