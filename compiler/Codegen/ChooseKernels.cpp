@@ -15,6 +15,8 @@
 //     own row-wise kernel with the same epilogue contract ("depthwise"); as
 //     a GEMM they would have M = 1 or 2. Other shapes of them stay on the
 //     direct reference kernel ("direct").
+//   - then chains of 1x1 -> depthwise -> 1x1 convs keep the tensors between
+//     them in 16-channel lane layout (LaneChains.cpp).
 //   - everything else (integers, f64): the reference kernels, no attribute.
 // A constant is packed only when every user reads it as the same packed
 // operand (CSE may share one weight between two layers).
@@ -28,6 +30,7 @@
 #include "tract/rt/linalg/matmul_gemm.h"
 #include "tract/rt/nn/conv_depthwise.h"
 #include "tract/rt/nn/conv_gemm.h"
+#include "tract/rt/nn/conv_lanes.h"
 #include "tract/rt/nn/conv_winograd.h"
 
 #include "mlir/IR/Builders.h"
@@ -138,6 +141,7 @@ struct ChooseKernels : impl::TractChooseKernelsPassBase<ChooseKernels> {
       if (packed)
         top.setAttr(kPackedWeightsAttr, b.getUnitAttr());
     }
+    chooseLaneChains(getOperation().getBody().front());
   }
 };
 
@@ -228,6 +232,11 @@ std::optional<std::string> packedWeightBytes(ConstOp c) {
       wg::transform_weights<4>(w.data(), p, packed.data());
     else
       wg::transform_weights<2>(w.data(), p, packed.data());
+  } else if (algorithm == "pointwise_to_lanes" || algorithm == "pointwise_from_lanes") {
+    auto t = typeOf(cast<ConvOp>(anchor).getWeight());
+    int64_t oc = t.getDimSize(0), cin = t.getDimSize(1);
+    packed.resize(::tract::rt::lane_weight_floats(oc, cin));
+    ::tract::rt::pack_lane_weights(w.data(), oc, cin, packed.data());
   } else if (auto conv = dyn_cast<ConvOp>(anchor)) {
     auto t = typeOf(conv.getWeight());
     int64_t oc = t.getDimSize(0), k = t.getNumElements() / oc, groups = conv.getGroup();

@@ -10,6 +10,9 @@
 //   tract.algorithm       "gemm" | "gemm_pointwise" | "im2col_gemm" | "depthwise"
 //                         | "winograd_f2" | "winograd_f4" (F(2x2,3x3), F(4x4,3x3))
 //                         | "direct" (the reference kernel)
+//                         | "pointwise_to_lanes" | "pointwise_from_lanes"
+//                         | "depthwise_lanes_in" | "depthwise_lanes_out" | "depthwise_lanes"
+//                           (a chain kept in 16-channel lane layout: LaneChains.cpp)
 //   tract.scratch_bytes   arena scratch the kernel uses while it runs
 //   tract.packed_weights  present when operand 1 arrives packed
 //   tract.scratch_offset  (tract-plan-memory) where the scratch lives
@@ -50,6 +53,11 @@ struct MatMulGeometry {
   int64_t aRs = 0, aCs = 0, bRs = 0, bCs = 0;
 };
 MatMulGeometry matMulGeometry(MatMulOp matmul, bool bPacked);
+
+/// After the per-op choices: keeps tensors passed from a 1x1 conv to a
+/// depthwise conv, or from a depthwise conv to a 1x1 conv, in lane layout
+/// (rewrites those convs' algorithms; LaneChains.cpp).
+void chooseLaneChains(Block &body);
 
 /// The bytes of constant `c` as the codegen emits them: packed into GEMM
 /// panels when its users were given tract.packed_weights, else nullopt.

@@ -44,9 +44,20 @@ LogicalResult mlir::tract::buildGemmCall(Operation *top, StringRef epilogue, Ker
       call.lines.push_back(fmt::format(
           "tract::rt::winograd::conv_winograd<{}>(in0, in1, {}, out0, p, {}, {}, par);",
           algorithm.back(), conv.getBias() ? "in2" : "nullptr", epilogue.str(), scratch));
-    else if (algorithm == "depthwise")
-      call.lines.push_back(fmt::format("tract::rt::conv_depthwise(in0, in1, {}, out0, p, {}, {}, par);",
-                                       conv.getBias() ? "in2" : "nullptr", epilogue.str(), scratch));
+    else if (algorithm.starts_with("depthwise")) {
+      // Lane layout in / out: the ends of a chain (LaneChains.cpp).
+      bool in = algorithm == "depthwise_lanes" || algorithm == "depthwise_lanes_in";
+      bool out = algorithm == "depthwise_lanes" || algorithm == "depthwise_lanes_out";
+      call.lines.push_back(fmt::format(
+          "tract::rt::conv_depthwise<{}, {}>(in0, in1, {}, out0, p, {}, {}, par);", in, out,
+          conv.getBias() ? "in2" : "nullptr", epilogue.str(), scratch));
+    } else if (algorithm == "pointwise_to_lanes")
+      call.lines.push_back(fmt::format("tract::rt::conv_pointwise_to_lanes(in0, in1, {}, out0, p, {}, par);",
+                                       conv.getBias() ? "in2" : "nullptr", epilogue.str()));
+    else if (algorithm == "pointwise_from_lanes")
+      call.lines.push_back(fmt::format(
+          "tract::rt::conv_pointwise_from_lanes(in0, in1, {}, out0, p, {}, {}, par);",
+          conv.getBias() ? "in2" : "nullptr", epilogue.str(), scratch));
     else
       // Both choices as template arguments, so the firmware image holds one
       // GEMM instantiation per conv (B's source is the runtime's own rule,

@@ -38,6 +38,56 @@ func.func @convs(%x: tensor<1x4x8x8xf32>) -> tensor<1x8x8x8xf32> {
 
 // -----
 
+// A 1x1 -> depthwise -> 1x1 chain on 32 channels keeps both tensors between
+// the convs in lane layout (LaneChains.cpp): the expand writes lanes (no
+// scratch), the depthwise conv reads and writes them, the project reads them
+// (a 16 x 16 tile of scratch).
+// CHECK-LABEL: func @lane_chain
+// CHECK: tract.conv {{.*}}tract.algorithm = "pointwise_to_lanes", tract.packed_weights, tract.scratch_bytes = 0 : i64
+// CHECK: tract.conv {{.*}}tract.algorithm = "depthwise_lanes", tract.scratch_bytes
+// CHECK: tract.conv {{.*}}tract.algorithm = "pointwise_from_lanes", tract.packed_weights, tract.scratch_bytes = 1024 : i64
+func.func @lane_chain(%x: tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32> {
+  %w1 = tract.const dense<0.5> : tensor<32x16x1x1xf32>
+  %d = tract.const dense<1.0> : tensor<32x1x3x3xf32>
+  %w2 = tract.const dense<0.25> : tensor<16x32x1x1xf32>
+  %0 = tract.conv %x, %w1 {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1} : (tensor<1x16x8x8xf32>, tensor<32x16x1x1xf32>) -> tensor<1x32x8x8xf32>
+  %1 = tract.conv %0, %d {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 32} : (tensor<1x32x8x8xf32>, tensor<32x1x3x3xf32>) -> tensor<1x32x8x8xf32>
+  %2 = tract.conv %1, %w2 {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1} : (tensor<1x32x8x8xf32>, tensor<16x32x1x1xf32>) -> tensor<1x16x8x8xf32>
+  return %2 : tensor<1x16x8x8xf32>
+}
+
+// -----
+
+// No lane layout where a tensor has a second use (the expand's output is
+// also returned), and a 1x1 conv between two depthwise convs (MobileNet v1)
+// ends the first chain without starting the next (no kernel reads and
+// writes lanes).
+// CHECK-LABEL: func @not_chained
+// CHECK: tract.conv {{.*}}tract.algorithm = "gemm_pointwise",
+// CHECK: tract.conv {{.*}}tract.algorithm = "depthwise",
+// CHECK-LABEL: func @v1_chain
+// CHECK: tract.conv {{.*}}tract.algorithm = "depthwise_lanes_out",
+// CHECK: tract.conv {{.*}}tract.algorithm = "pointwise_from_lanes",
+// CHECK: tract.conv {{.*}}tract.algorithm = "depthwise",
+func.func @not_chained(%x: tensor<1x16x8x8xf32>) -> (tensor<1x32x8x8xf32>, tensor<1x32x8x8xf32>) {
+  %w1 = tract.const dense<0.5> : tensor<32x16x1x1xf32>
+  %d = tract.const dense<1.0> : tensor<32x1x3x3xf32>
+  %0 = tract.conv %x, %w1 {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1} : (tensor<1x16x8x8xf32>, tensor<32x16x1x1xf32>) -> tensor<1x32x8x8xf32>
+  %1 = tract.conv %0, %d {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 32} : (tensor<1x32x8x8xf32>, tensor<32x1x3x3xf32>) -> tensor<1x32x8x8xf32>
+  return %0, %1 : tensor<1x32x8x8xf32>, tensor<1x32x8x8xf32>
+}
+func.func @v1_chain(%x: tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32> {
+  %d1 = tract.const dense<1.0> : tensor<16x1x3x3xf32>
+  %w = tract.const dense<0.5> : tensor<16x16x1x1xf32>
+  %d2 = tract.const dense<2.0> : tensor<16x1x3x3xf32>
+  %0 = tract.conv %x, %d1 {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 16} : (tensor<1x16x8x8xf32>, tensor<16x1x3x3xf32>) -> tensor<1x16x8x8xf32>
+  %1 = tract.conv %0, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1} : (tensor<1x16x8x8xf32>, tensor<16x16x1x1xf32>) -> tensor<1x16x8x8xf32>
+  %2 = tract.conv %1, %d2 {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 16} : (tensor<1x16x8x8xf32>, tensor<16x1x3x3xf32>) -> tensor<1x16x8x8xf32>
+  return %2 : tensor<1x16x8x8xf32>
+}
+
+// -----
+
 // Pointwise convs: more than 8 row panels (72 output channels) on fewer
 // than 64 pixels (7x7) pack B per block (8 rows x 64 columns of scratch);
 // few row panels read B in place,

@@ -29,6 +29,7 @@
 #include "tract/rt/linalg/matmul_ref.h"
 #include "tract/rt/nn/conv_depthwise.h"
 #include "tract/rt/nn/conv_gemm.h"
+#include "tract/rt/nn/conv_lanes.h"
 #include "tract/rt/nn/conv_winograd.h"
 #include "tract/rt/nn/conv_ref.h"
 #include "tract/rt/nn/grid_sample_ref.h"

@@ -1,0 +1,120 @@
+//===- LaneChains.cpp - keep pointwise -> depthwise -> pointwise in lane layout -===//
+//
+// MobileNet's inverted residual is a 1x1 expand, a depthwise conv and a 1x1
+// project. The depthwise kernel computes 16 channels at a time in lane
+// layout (NCHW16c); on NCHW tensors it transposes every input row in and
+// every output row back, as many shuffles as its FMAs. Here, after
+// tract-choose-kernels has picked the algorithms, a tensor passed only from
+// one of these convs to the next is kept in lane layout instead: the expand
+// writes it (conv_pointwise_to_lanes), the depthwise reads and writes it
+// with plain copies, the project reads it (conv_pointwise_from_lanes) and
+// writes NCHW. The tensor keeps its type and bytes (channels % 16 == 0);
+// only its producer and consumer know the order. Conditions:
+//   - the tensor has exactly one use, the consumer's conv input;
+//   - a kernel writing lane layout has no fused op that reads another
+//     tensor (its epilogue indices are lane-layout indices) and no reshape
+//     absorbed into its store;
+//   - the pointwise convs are plain 1x1 (stride 1, no padding, groups 1)
+//     with weights packed at compile time and used by no other op (they are
+//     packed for the lane kernels instead of the GEMM);
+//   - the depthwise conv maps channel blocks to channel blocks
+//     (conv_depthwise_lanes_fits).
+// A pointwise conv between two depthwise convs (MobileNet v1) ends one chain
+// and does not start the next: no kernel reads and writes lane layout.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Codegen/KernelChoice.h"
+
+#include "tract/rt/nn/conv_depthwise.h"
+#include "tract/rt/nn/conv_lanes.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace mlir::tract {
+namespace {
+
+RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
+
+StringRef algorithmOf(Operation *top) {
+  auto a = top->getAttrOfType<StringAttr>(kAlgorithmAttr);
+  return a ? a.getValue() : StringRef();
+}
+
+// No fused op of `top` reads a tensor other than the anchor's result, and
+// the kernel stores the anchor's shape.
+bool epilogueReadsNothing(Operation *top) {
+  auto kernel = dyn_cast<KernelOp>(top);
+  if (!kernel)
+    return true;
+  Operation *anchor = kernel.getAnchor();
+  if (typeOf(kernel.getResult()) != typeOf(anchor->getResult(0)))
+    return false;
+  for (Operation &op : kernel.getBody().front().without_terminator())
+    if (&op != anchor)
+      for (Value v : op.getOperands())
+        if (isa<BlockArgument>(v))
+          return false;
+  return true;
+}
+
+// A plain 1x1 conv on the GEMM whose packed weights only it uses.
+bool lanePointwise(Operation *top) {
+  auto conv = dyn_cast_or_null<ConvOp>(top ? gemmAnchor(top) : nullptr);
+  if (!conv || algorithmOf(top) != "gemm_pointwise" || !top->hasAttr(kPackedWeightsAttr))
+    return false;
+  auto weights = top->getOperand(1).getDefiningOp<ConstOp>();
+  return weights && weights->hasOneUse() &&
+         ::tract::rt::conv_is_plain_pointwise(convParamsOf(conv));
+}
+
+// `use` is the conv input of its owner and nothing else of it reads that
+// value (in a kernel, block argument 0 feeds only the anchor).
+bool readAsConvInputOnly(OpOperand &use) {
+  if (use.getOperandNumber() != 0)
+    return false;
+  auto kernel = dyn_cast<KernelOp>(use.getOwner());
+  if (!kernel)
+    return true;
+  return kernel.getBody().front().getArgument(0).hasOneUse();
+}
+
+void setAlgorithm(Operation *top, StringRef algorithm, int64_t scratchFloats) {
+  Builder b(top->getContext());
+  top->setAttr(kAlgorithmAttr, b.getStringAttr(algorithm));
+  top->setAttr(kScratchBytesAttr, b.getI64IntegerAttr(scratchFloats * 4));
+}
+
+} // namespace
+
+void chooseLaneChains(Block &body) {
+  for (Operation &top : body) {
+    auto dw = dyn_cast_or_null<ConvOp>(gemmAnchor(&top));
+    if (!dw || algorithmOf(&top) != "depthwise" ||
+        !::tract::rt::conv_depthwise_lanes_fits(convParamsOf(dw)))
+      continue;
+    bool in = false, out = false;
+    Value x = top.getOperand(0);
+    Operation *producer = x.getDefiningOp();
+    if (x.hasOneUse() && readAsConvInputOnly(*x.getUses().begin()) && lanePointwise(producer) &&
+        epilogueReadsNothing(producer)) {
+      setAlgorithm(producer, "pointwise_to_lanes", 0);
+      in = true;
+    }
+    Value y = top.getResult(0);
+    if (y.hasOneUse() && epilogueReadsNothing(&top)) {
+      OpOperand &use = *y.getUses().begin();
+      if (readAsConvInputOnly(use) && lanePointwise(use.getOwner())) {
+        setAlgorithm(use.getOwner(), "pointwise_from_lanes",
+                     ::tract::rt::from_lanes_scratch_floats());
+        out = true;
+      }
+    }
+    if (in || out)
+      setAlgorithm(&top,
+                   in && out ? "depthwise_lanes" : in ? "depthwise_lanes_in" : "depthwise_lanes_out",
+                   ::tract::rt::depthwise_scratch_floats(convParamsOf(dw)));
+  }
+}
+
+} // namespace mlir::tract
