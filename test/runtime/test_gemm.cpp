@@ -613,27 +613,39 @@ TEST(Parallel, KernelsSplitOverTasksMatchSerial) {
       }
       EXPECT_EQ(serial, parallel) << (depthwise ? "depthwise" : "conv") << " threads " << threads;
     }
-    // Pointwise convs into and out of lane layout (pixel stripes split).
-    const rt::ConvParams pw = params({2, 2, 32, 48, 1, {30, 31}, {1, 1}, {1, 1}, {1, 1}, {0, 0}});
-    const auto x = random_floats(size_t(2 * 32 * 30 * 31), 25), w = random_floats(48 * 32, 26);
-    std::vector<float> packed(size_t(rt::lane_weight_floats(48, 32)));
-    rt::pack_lane_weights(w.data(), 48, 32, packed.data());
-    const int64_t per = rt::from_lanes_scratch_floats();
-    std::vector<float> scratch(size_t(per * threads)), serial(2 * 48 * 30 * 31), parallel(serial.size());
-    rt::Parallel par{rt::ThreadPool::parallel_for, &pool, threads, scratch.data() + per, per};
-    rt::conv_pointwise_to_lanes(x.data(), packed.data(), nullptr, serial.data(), pw, gm::NoEpilogue{});
-    rt::conv_pointwise_to_lanes(x.data(), packed.data(), nullptr, parallel.data(), pw,
-                                gm::NoEpilogue{}, par);
-    EXPECT_EQ(serial, parallel) << "to lanes, threads " << threads;
-    const rt::ConvParams back = params({2, 2, 48, 32, 1, {30, 31}, {1, 1}, {1, 1}, {1, 1}, {0, 0}});
-    std::vector<float> packed_back(size_t(rt::lane_weight_floats(32, 48)));
-    rt::pack_lane_weights(w.data(), 32, 48, packed_back.data());
-    std::vector<float> serial_back(x.size()), parallel_back(x.size());
-    rt::conv_pointwise_from_lanes(serial.data(), packed_back.data(), nullptr, serial_back.data(),
-                                  back, gm::NoEpilogue{}, scratch.data());
-    rt::conv_pointwise_from_lanes(serial.data(), packed_back.data(), nullptr,
-                                  parallel_back.data(), back, gm::NoEpilogue{}, scratch.data(), par);
-    EXPECT_EQ(serial_back, parallel_back) << "from lanes, threads " << threads;
+    // Pointwise convs into and out of lane layout: pixel stripes split
+    // (30x31, batch 2), output blocks split (7x7 is one stripe).
+    struct LaneCase {
+      int64_t batch, h, w, c, e;
+    };
+    for (const LaneCase &lc : {LaneCase{2, 30, 31, 32, 48}, LaneCase{1, 7, 7, 128, 64}}) {
+      const rt::ConvParams to =
+          params({2, lc.batch, lc.c, lc.e, 1, {lc.h, lc.w}, {1, 1}, {1, 1}, {1, 1}, {0, 0}});
+      const rt::ConvParams back =
+          params({2, lc.batch, lc.e, lc.c, 1, {lc.h, lc.w}, {1, 1}, {1, 1}, {1, 1}, {0, 0}});
+      const size_t nx = size_t(lc.batch * lc.c * lc.h * lc.w), ne = nx / size_t(lc.c) * size_t(lc.e);
+      const auto x = random_floats(nx, 25), w = random_floats(size_t(lc.e * lc.c), 26);
+      std::vector<float> packed(size_t(rt::lane_weight_floats(lc.e, lc.c)));
+      std::vector<float> packed_back(size_t(rt::lane_weight_floats(lc.c, lc.e)));
+      rt::pack_lane_weights(w.data(), lc.e, lc.c, packed.data());
+      rt::pack_lane_weights(w.data(), lc.c, lc.e, packed_back.data());
+      const int64_t per = rt::from_lanes_scratch_floats();
+      std::vector<float> scratch(size_t(per * threads)), serial(ne), parallel(ne);
+      rt::Parallel par{rt::ThreadPool::parallel_for, &pool, threads, scratch.data() + per, per};
+      rt::conv_pointwise_to_lanes(x.data(), packed.data(), nullptr, serial.data(), to,
+                                  gm::NoEpilogue{});
+      rt::conv_pointwise_to_lanes(x.data(), packed.data(), nullptr, parallel.data(), to,
+                                  gm::NoEpilogue{}, par);
+      EXPECT_EQ(serial, parallel) << "to lanes " << lc.h << "x" << lc.w << ", threads " << threads;
+      std::vector<float> serial_back(nx), parallel_back(nx);
+      rt::conv_pointwise_from_lanes(serial.data(), packed_back.data(), nullptr, serial_back.data(),
+                                    back, gm::NoEpilogue{}, scratch.data());
+      rt::conv_pointwise_from_lanes(serial.data(), packed_back.data(), nullptr,
+                                    parallel_back.data(), back, gm::NoEpilogue{}, scratch.data(),
+                                    par);
+      EXPECT_EQ(serial_back, parallel_back)
+          << "from lanes " << lc.h << "x" << lc.w << ", threads " << threads;
+    }
   }
 }
 

@@ -78,11 +78,40 @@ constexpr int64_t from_lanes_scratch_floats() { return kMaxFromLanesPixels * lan
 
 namespace detail {
 
-// Tasks for `work` multiply-adds over `units` independent pieces.
-inline int64_t lanes_tasks(const Parallel &par, int64_t work, int64_t units) {
-  if (!par.parallel_for || work < kMinParallelWork)
-    return 1;
-  return par.threads < units ? par.threads : units;
+// How a lane kernel's work is cut: units of (group of output blocks, image,
+// stripe of pixels), in that order, so each task takes whole groups. Groups
+// only when there are too few stripes to balance the threads (a 7x7 map is
+// one stripe, 14x14 two unequal ones). `tasks` of the units run in parallel.
+struct LanesSplit {
+  int64_t stripes, groups, units, tasks;
+};
+
+inline LanesSplit lanes_split(const Parallel &par, int64_t work, int64_t batch, int64_t plane,
+                              int64_t blocks) {
+  LanesSplit s;
+  s.stripes = (plane + kLanesEpilogueStripe - 1) / kLanesEpilogueStripe;
+  const int64_t threads = par.parallel_for && work >= kMinParallelWork ? par.threads : 1;
+  s.groups = batch * s.stripes >= 4 * threads ? 1 : (threads < blocks ? threads : blocks);
+  s.units = batch * s.stripes * s.groups;
+  s.tasks = threads < s.units ? threads : s.units;
+  return s;
+}
+
+// Unit u of a LanesSplit: image b, pixels [i0, i1), output blocks [o0, o1).
+struct LanesUnit {
+  int64_t b, i0, i1, o0, o1;
+};
+
+inline LanesUnit lanes_unit(const LanesSplit &s, int64_t u, int64_t plane, int64_t blocks) {
+  LanesUnit r;
+  const int64_t per_group = s.units / s.groups;
+  const int64_t g = u / per_group, stripe = u % per_group;
+  r.b = stripe / s.stripes;
+  r.i0 = stripe % s.stripes * kLanesEpilogueStripe;
+  r.i1 = r.i0 + kLanesEpilogueStripe < plane ? r.i0 + kLanesEpilogueStripe : plane;
+  r.o0 = blocks * g / s.groups;
+  r.o1 = blocks * (g + 1) / s.groups;
+  return r;
 }
 
 #if defined(__GNUC__)
@@ -175,40 +204,38 @@ void conv_pointwise_to_lanes(const float *x, const float *w, const float *bias, 
   constexpr int64_t L = lanes::kLanes, R = kToLanesPixels, NB = kToLanesBlocks;
   const int64_t plane = detail::conv4(p).out_plane, cin = p.in_channels;
   const int64_t blocks = p.out_channels / L;
-  const int64_t stripes = (plane + kLanesEpilogueStripe - 1) / kLanesEpilogueStripe;
-  const int64_t tasks =
-      detail::lanes_tasks(par, p.batch * p.out_channels * cin * plane, p.batch * stripes);
+  const detail::LanesSplit split =
+      detail::lanes_split(par, p.batch * p.out_channels * cin * plane, p.batch, plane, blocks);
   float zero_bias[NB * L] = {};
-  run_tasks(par, tasks, [&](int64_t t) {
-    const int64_t units = p.batch * stripes;
-    for (int64_t u = units * t / tasks; u < units * (t + 1) / tasks; ++u) {
-      const int64_t b = u / stripes, i0 = u % stripes * kLanesEpilogueStripe;
-      const int64_t i1 = i0 + kLanesEpilogueStripe < plane ? i0 + kLanesEpilogueStripe : plane;
-      const float *xb = x + b * cin * plane;
-      float *yb = y + b * p.out_channels * plane;
-      for (int64_t ob = 0; ob < blocks;) {
-        const int64_t nb = blocks - ob >= NB ? NB : 1;
+  run_tasks(par, split.tasks, [&](int64_t t) {
+    for (int64_t u = split.units * t / split.tasks; u < split.units * (t + 1) / split.tasks;
+         ++u) {
+      const detail::LanesUnit e = detail::lanes_unit(split, u, plane, blocks);
+      const float *xb = x + e.b * cin * plane;
+      float *yb = y + e.b * p.out_channels * plane;
+      for (int64_t ob = e.o0; ob < e.o1;) {
+        const int64_t nb = e.o1 - ob >= NB ? NB : 1;
         const float *wb = w + ob * cin * L;
         const float *bb = bias ? bias + ob * L : zero_bias;
         float *yo = yb + ob * plane * L;
-        int64_t i = i0;
+        int64_t i = e.i0;
         if (nb == NB)
-          for (; i + R <= i1; i += R)
+          for (; i + R <= e.i1; i += R)
             detail::to_lanes_tile<R, NB>(xb + i, plane, cin, wb, cin * L, bb, yo + i * L,
                                          plane * L);
         else
-          for (; i + R <= i1; i += R)
+          for (; i + R <= e.i1; i += R)
             detail::to_lanes_tile<R, 1>(xb + i, plane, cin, wb, cin * L, bb, yo + i * L,
                                         plane * L);
-        for (; i < i1; ++i)
+        for (; i < e.i1; ++i)
           for (int64_t k = 0; k < nb; ++k)
             detail::to_lanes_tile<1, 1>(xb + i, plane, cin, wb + k * cin * L, cin * L,
                                         bb + k * L, yo + k * plane * L + i * L, plane * L);
         ob += nb;
       }
-      for (int64_t ob = 0; ob < blocks; ++ob) {
-        const int64_t at = ((b * blocks + ob) * plane + i0) * L;
-        epi(y + at, at, detail::opaque((i1 - i0) * L));
+      for (int64_t ob = e.o0; ob < e.o1; ++ob) {
+        const int64_t at = ((e.b * blocks + ob) * plane + e.i0) * L;
+        epi(y + at, at, detail::opaque((e.i1 - e.i0) * L));
       }
     }
   });
@@ -225,42 +252,41 @@ void conv_pointwise_from_lanes(const float *x, const float *w, const float *bias
   constexpr int64_t L = lanes::kLanes, R = kFromLanesPixels;
   const int64_t plane = detail::conv4(p).out_plane, cin = p.in_channels;
   const int64_t cblocks = cin / L, oblocks = (p.out_channels + L - 1) / L;
-  const int64_t stripes = (plane + kLanesEpilogueStripe - 1) / kLanesEpilogueStripe;
-  const int64_t tasks =
-      detail::lanes_tasks(par, p.batch * p.out_channels * cin * plane, p.batch * stripes);
-  run_tasks(par, tasks, [&](int64_t t) {
+  const detail::LanesSplit split =
+      detail::lanes_split(par, p.batch * p.out_channels * cin * plane, p.batch, plane, oblocks);
+  run_tasks(par, split.tasks, [&](int64_t t) {
     float *tile = par.scratch_of(t, scratch);
     float bias_block[L];
     float *rows[L];
-    const int64_t units = p.batch * stripes;
-    for (int64_t u = units * t / tasks; u < units * (t + 1) / tasks; ++u) {
-      const int64_t b = u / stripes, i0 = u % stripes * kLanesEpilogueStripe;
-      const int64_t i1 = i0 + kLanesEpilogueStripe < plane ? i0 + kLanesEpilogueStripe : plane;
-      const float *xb = x + b * cin * plane;
-      for (int64_t ob = 0; ob < oblocks; ++ob) {
+    for (int64_t u = split.units * t / split.tasks; u < split.units * (t + 1) / split.tasks;
+         ++u) {
+      const detail::LanesUnit e = detail::lanes_unit(split, u, plane, oblocks);
+      const float *xb = x + e.b * cin * plane;
+      for (int64_t ob = e.o0; ob < e.o1; ++ob) {
         const int64_t nc = p.out_channels - ob * L < L ? p.out_channels - ob * L : L;
         for (int64_t j = 0; j < L; ++j) {
           bias_block[j] = j < nc && bias ? bias[ob * L + j] : 0.0f;
-          rows[j] = j < nc ? y + (b * p.out_channels + ob * L + j) * plane : nullptr;
+          rows[j] = j < nc ? y + (e.b * p.out_channels + ob * L + j) * plane : nullptr;
         }
         const float *wb = w + ob * cin * L;
-        int64_t i = i0;
-        for (; i + R <= i1; i += R) {
+        int64_t i = e.i0;
+        for (; i + R <= e.i1; i += R) {
           detail::from_lanes_tile<R>(xb + i * L, plane * L, cblocks, wb, bias_block, tile);
           lanes::scatter(tile, R, rows, i);
         }
-        for (; R > 4 && i + 4 <= i1; i += 4) {
+        for (; R > 4 && i + 4 <= e.i1; i += 4) {
           detail::from_lanes_tile<4>(xb + i * L, plane * L, cblocks, wb, bias_block, tile);
           lanes::scatter(tile, 4, rows, i);
         }
-        for (; i < i1; ++i) {
+        for (; i < e.i1; ++i) {
           detail::from_lanes_tile<1>(xb + i * L, plane * L, cblocks, wb, bias_block, tile);
           lanes::scatter(tile, 1, rows, i);
         }
       }
-      for (int64_t o = 0; o < p.out_channels; ++o) {
-        const int64_t at = (b * p.out_channels + o) * plane + i0;
-        epi(y + at, at, detail::opaque(i1 - i0));
+      const int64_t o1 = e.o1 * L < p.out_channels ? e.o1 * L : p.out_channels;
+      for (int64_t o = e.o0 * L; o < o1; ++o) {
+        const int64_t at = (e.b * p.out_channels + o) * plane + e.i0;
+        epi(y + at, at, detail::opaque(e.i1 - e.i0));
       }
     }
   });
