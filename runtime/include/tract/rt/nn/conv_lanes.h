@@ -231,11 +231,12 @@ void conv_pointwise_to_lanes(const float *x, const float *w, const float *bias, 
           for (int64_t k = 0; k < nb; ++k)
             detail::to_lanes_tile<1, 1>(xb + i, plane, cin, wb + k * cin * L, cin * L,
                                         bb + k * L, yo + k * plane * L + i * L, plane * L);
+        // The epilogue while these blocks' stripe is in L1.
+        for (int64_t k = 0; k < nb; ++k) {
+          const int64_t at = ((e.b * blocks + ob + k) * plane + e.i0) * L;
+          epi(y + at, at, detail::opaque((e.i1 - e.i0) * L));
+        }
         ob += nb;
-      }
-      for (int64_t ob = e.o0; ob < e.o1; ++ob) {
-        const int64_t at = ((e.b * blocks + ob) * plane + e.i0) * L;
-        epi(y + at, at, detail::opaque((e.i1 - e.i0) * L));
       }
     }
   });
