@@ -287,15 +287,20 @@ TEST(ConvGemm, MatchesReferenceConv) {
 }
 
 // The B source each pointwise conv gets (the generated code's template
-// argument): in place for few output channels or 64+ pixels.
+// argument): with the AVX-512 pair kernel in place from 16 pixels, else in
+// place for few output channels or 64+ pixels.
 TEST(ConvGemm, PointwiseBSource) {
-  auto source = [](int64_t cin, int64_t cout, int64_t hw) {
-    return gm::conv_b_source(params({2, 1, cin, cout, 1, {hw, hw}, {1, 1}, {1, 1}, {1, 1}, {0, 0}}));
+  auto source = [](int64_t cin, int64_t cout, int64_t hw, bool pair) {
+    return gm::conv_b_source(
+        params({2, 1, cin, cout, 1, {hw, hw}, {1, 1}, {1, 1}, {1, 1}, {0, 0}}), pair);
   };
-  EXPECT_EQ(source(960, 64, 7), gm::ConvB::InPlace);   // 8 row panels
-  EXPECT_EQ(source(16, 96, 112), gm::ConvB::InPlace);  // a wide map
-  EXPECT_EQ(source(960, 320, 7), gm::ConvB::Packed);   // 40 row panels on 49 pixels
-  EXPECT_EQ(source(64, 64, 3), gm::ConvB::Packed);     // 9 pixels: no whole panel to read
+  for (bool pair : {false, true}) {
+    EXPECT_EQ(source(960, 64, 7, pair), gm::ConvB::InPlace);  // 8 row panels
+    EXPECT_EQ(source(16, 96, 112, pair), gm::ConvB::InPlace); // a wide map
+    EXPECT_EQ(source(64, 64, 3, pair), gm::ConvB::Packed);    // 9 pixels: no whole panel
+  }
+  EXPECT_EQ(source(960, 320, 7, false), gm::ConvB::Packed); // 40 row panels on 49 pixels
+  EXPECT_EQ(source(960, 320, 7, true), gm::ConvB::InPlace);
   EXPECT_EQ(gm::conv_b_source(params({2, 1, 3, 8, 1, {9, 9}, {3, 3}, {1, 1}, {1, 1}, {1, 1}})),
             gm::ConvB::Im2col);
 }

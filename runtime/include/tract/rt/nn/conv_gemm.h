@@ -238,18 +238,18 @@ private:
 // Whether a pointwise conv reads its input (B: k rows of n pixels) in place
 // instead of packing it. In place saves the packing pass; packed panels are
 // contiguous, so a panel stays in L1 while every A panel sweeps it, where k
-// strided rows of B span twice the cache lines. In place wins when few row
-// panels (output channels) share each B panel, and (micro_kernel_pair
-// reading two panels' 32 columns per row) whenever B is 64 pixels or wider.
-// On a 7x7 map (49 columns: 3 panels and a narrow one) packing still wins
-// for many row panels on AVX2. Measured on Zen 4 with the GEMM driver, the
-// weights in L3 (m x k x n, in place vs packed, us), AVX-512: 96x16x12544
-// 430 vs 449, 144x24x3136 219 vs 228, 576x96x196 198 vs 202, 320x960x49 294
-// vs 314, 1280x320x49 393 vs 389; AVX2: 96x576x196 248 vs 265, 320x960x49
-// 443 vs 362, 1280x320x49 581 vs 438. The rule must not depend on the ISA:
-// tractc sizes the scratch from it.
-constexpr bool pointwise_in_place(int64_t m, int64_t n, int64_t /*k*/) {
-  return n >= NR && (m <= 8 * MR || n >= 4 * NR);
+// strided rows of B span twice the cache lines. With the AVX-512 pair
+// kernel (two panels' 32 columns per row of B) in place wins everywhere;
+// elsewhere when few row panels (output channels) share each B panel or B
+// is 64 pixels or wider (on a 7x7 map, 49 columns, packing wins on AVX2).
+// Measured on Zen 4 with the GEMM driver, the weights in L3 (m x k x n, in
+// place vs packed, us), AVX-512: 96x16x12544 430 vs 449, 144x24x3136 219 vs
+// 228, 576x96x196 198 vs 202, 320x960x49 294 vs 314, 320x1152x49 350 vs 380,
+// 1280x320x49 385 vs 389; AVX2: 96x576x196 248 vs 265, 320x960x49 443 vs
+// 362, 1280x320x49 581 vs 438.
+constexpr bool pointwise_in_place(int64_t m, int64_t n, int64_t /*k*/,
+                                  bool pair_kernel = kHasPairKernel) {
+  return n >= NR && (pair_kernel || m <= 8 * MR || n >= 4 * NR);
 }
 
 // Where conv_gemm's B panels come from; fixed per conv at compile time.
@@ -259,28 +259,37 @@ enum class ConvB {
   InPlace, // a pointwise conv's input read where it lies (InPlaceB)
 };
 
-constexpr ConvB conv_b_source(const ConvParams &p) {
+// The generated code evaluates this with its own target's kHasPairKernel.
+constexpr ConvB conv_b_source(const ConvParams &p, bool pair_kernel = kHasPairKernel) {
   if (!conv_is_pointwise(p))
     return ConvB::Im2col;
   const detail::Conv4 q = detail::conv4(p);
   const int64_t groups = p.groups > 0 ? p.groups : 1;
-  return pointwise_in_place(p.out_channels / groups, q.out_plane, p.in_channels / groups)
+  return pointwise_in_place(p.out_channels / groups, q.out_plane, p.in_channels / groups,
+                            pair_kernel)
              ? ConvB::InPlace
              : ConvB::Packed;
 }
 
-// Scratch floats conv_gemm needs (weights packed at compile time or not).
-// In place, B needs scratch only for a last partial panel too wide for the
-// narrow kernel (packed as StridedB, whose block is at most that panel).
+// Scratch floats conv_gemm needs (weights packed at compile time or not),
+// for whichever B source the target's compiler picks (tractc does not know
+// the target's ISA). In place, B needs scratch only for a last partial
+// panel too wide for the narrow kernel (packed as StridedB, whose block is
+// at most that panel).
 inline int64_t conv_scratch_floats(const ConvParams &p, bool weights_packed) {
   const detail::Conv4 q = detail::conv4(p);
   const int64_t groups = p.groups > 0 ? p.groups : 1;
   const int64_t k = p.in_channels / groups * q.ker_vol, m = p.out_channels / groups;
-  if (conv_b_source(p) != ConvB::InPlace)
-    return scratch_floats(m, q.out_plane, k, !weights_packed, true);
   const int64_t tail = q.out_plane % NR > kMaxNarrowCols ? q.out_plane % NR : 0;
-  return max64(scratch_floats(m, q.out_plane, k, !weights_packed, false),
-               tail ? scratch_floats(m, tail, k, !weights_packed, true) : 0);
+  int64_t floats = 0;
+  for (int pair_kernel = 0; pair_kernel < 2; ++pair_kernel) {
+    if (conv_b_source(p, pair_kernel == 1) != ConvB::InPlace)
+      floats = max64(floats, scratch_floats(m, q.out_plane, k, !weights_packed, true));
+    else
+      floats = max64(floats, max64(scratch_floats(m, q.out_plane, k, !weights_packed, false),
+                                   tail ? scratch_floats(m, tail, k, !weights_packed, true) : 0));
+  }
+  return floats;
 }
 
 // y = conv(x, w) + bias, then epi, with the weights' form and B's source
