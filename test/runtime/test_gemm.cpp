@@ -298,6 +298,7 @@ TEST(ConvGemm, PointwiseBSource) {
     EXPECT_EQ(source(960, 64, 7, pair), gm::ConvB::InPlace);  // 8 row panels
     EXPECT_EQ(source(16, 96, 112, pair), gm::ConvB::InPlace); // a wide map
     EXPECT_EQ(source(64, 64, 3, pair), gm::ConvB::Packed);    // 9 pixels: no whole panel
+    EXPECT_EQ(source(32, 16, 112, pair), gm::ConvB::Packed);  // 2 row panels, 12544 pixels
   }
   EXPECT_EQ(source(960, 320, 7, false), gm::ConvB::Packed); // 40 row panels on 49 pixels
   EXPECT_EQ(source(960, 320, 7, true), gm::ConvB::InPlace);
