@@ -232,11 +232,12 @@ std::optional<std::string> packedWeightBytes(ConstOp c) {
       wg::transform_weights<4>(w.data(), p, packed.data());
     else
       wg::transform_weights<2>(w.data(), p, packed.data());
-  } else if (algorithm == "pointwise_to_lanes" || algorithm == "pointwise_from_lanes") {
+  } else if (algorithm == "pointwise_to_lanes" || algorithm == "pointwise_from_lanes" ||
+             algorithm == "conv_to_lanes") {
     auto t = typeOf(cast<ConvOp>(anchor).getWeight());
-    int64_t oc = t.getDimSize(0), cin = t.getDimSize(1);
-    packed.resize(::tract::rt::lane_weight_floats(oc, cin));
-    ::tract::rt::pack_lane_weights(w.data(), oc, cin, packed.data());
+    int64_t oc = t.getDimSize(0), taps = t.getNumElements() / oc;
+    packed.resize(::tract::rt::lane_weight_floats(oc, taps));
+    ::tract::rt::pack_lane_weights(w.data(), oc, taps, packed.data());
   } else if (auto conv = dyn_cast<ConvOp>(anchor)) {
     auto t = typeOf(conv.getWeight());
     int64_t oc = t.getDimSize(0), k = t.getNumElements() / oc, groups = conv.getGroup();

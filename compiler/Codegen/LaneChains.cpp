@@ -6,7 +6,8 @@
 // every output row back, as many shuffles as its FMAs. Here, after
 // tract-choose-kernels has picked the algorithms, a tensor passed only from
 // one of these convs to the next is kept in lane layout instead: the expand
-// writes it (conv_pointwise_to_lanes), the depthwise reads and writes it
+// writes it (conv_pointwise_to_lanes; a network's first conv, few input
+// channels k x k, conv_to_lanes), the depthwise reads and writes it
 // with plain copies, the project reads it (conv_pointwise_from_lanes) and
 // writes NCHW. The tensor keeps its type and bytes (channels % 16 == 0);
 // only its producer and consumer know the order. Conditions:
@@ -68,6 +69,17 @@ bool lanePointwise(Operation *top) {
          ::tract::rt::conv_is_plain_pointwise(convParamsOf(conv));
 }
 
+// A network's first conv (few input channels) on the GEMM whose packed
+// weights only it uses: conv_to_lanes computes it tap by tap into lanes.
+bool laneFirstConv(Operation *top) {
+  auto conv = dyn_cast_or_null<ConvOp>(top ? gemmAnchor(top) : nullptr);
+  if (!conv || algorithmOf(top) != "im2col_gemm" || !top->hasAttr(kPackedWeightsAttr))
+    return false;
+  auto weights = top->getOperand(1).getDefiningOp<ConstOp>();
+  return weights && weights->hasOneUse() &&
+         ::tract::rt::conv_to_lanes_fits(convParamsOf(conv));
+}
+
 // `use` is the conv input of its owner and nothing else of it reads that
 // value (in a kernel, block argument 0 feeds only the anchor).
 bool readAsConvInputOnly(OpOperand &use) {
@@ -96,10 +108,17 @@ void chooseLaneChains(Block &body) {
     bool in = false, out = false;
     Value x = top.getOperand(0);
     Operation *producer = x.getDefiningOp();
-    if (x.hasOneUse() && readAsConvInputOnly(*x.getUses().begin()) && lanePointwise(producer) &&
+    if (producer && x.hasOneUse() && readAsConvInputOnly(*x.getUses().begin()) &&
         epilogueReadsNothing(producer)) {
-      setAlgorithm(producer, "pointwise_to_lanes", 0);
-      in = true;
+      if (lanePointwise(producer)) {
+        setAlgorithm(producer, "pointwise_to_lanes", 0);
+        in = true;
+      } else if (laneFirstConv(producer)) {
+        setAlgorithm(producer, "conv_to_lanes",
+                     ::tract::rt::conv_to_lanes_scratch_floats(
+                         convParamsOf(cast<ConvOp>(gemmAnchor(producer)))));
+        in = true;
+      }
     }
     Value y = top.getResult(0);
     if (y.hasOneUse() && epilogueReadsNothing(&top)) {

@@ -58,6 +58,22 @@ func.func @lane_chain(%x: tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32> {
 
 // -----
 
+// A first conv with few input channels feeding a depthwise conv computes
+// into lane layout tap by tap (conv_to_lanes): scratch for its 3 x 3 staged
+// input rows of 17 floats (1 of padding, 16 of the row).
+// CHECK-LABEL: func @stem_chain
+// CHECK: tract.conv {{.*}}tract.algorithm = "conv_to_lanes", tract.packed_weights, tract.scratch_bytes = 612 : i64
+// CHECK: tract.conv {{.*}}tract.algorithm = "depthwise_lanes_in",
+func.func @stem_chain(%x: tensor<1x3x16x16xf32>) -> tensor<1x32x8x8xf32> {
+  %w = tract.const dense<0.5> : tensor<32x3x3x3xf32>
+  %d = tract.const dense<1.0> : tensor<32x1x3x3xf32>
+  %0 = tract.conv %x, %w {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1} : (tensor<1x3x16x16xf32>, tensor<32x3x3x3xf32>) -> tensor<1x32x8x8xf32>
+  %1 = tract.conv %0, %d {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 32} : (tensor<1x32x8x8xf32>, tensor<32x1x3x3xf32>) -> tensor<1x32x8x8xf32>
+  return %1 : tensor<1x32x8x8xf32>
+}
+
+// -----
+
 // No lane layout where a tensor has a second use (the expand's output is
 // also returned), and a 1x1 conv between two depthwise convs (MobileNet v1)
 // ends the first chain without starting the next (no kernel reads and

@@ -440,6 +440,40 @@ TEST(ConvLanes, PointwiseIntoAndOutOfLanesMatchReference) {
   }
 }
 
+// A first conv (few input channels, k x k) into lane layout: MobileNet's
+// 3x3 stride-2 stem, a KWS-style 10x4 kernel with unequal strides and
+// asymmetric padding, dilation, batch 2, rows not a multiple of the tile.
+TEST(ConvLanes, FirstConvIntoLanesMatchesReference) {
+  const ConvGeom cases[] = {
+      {2, 1, 3, 32, 1, {40, 37}, {3, 3}, {2, 2}, {1, 1}, {1, 1}},
+      {2, 2, 1, 16, 1, {49, 10}, {10, 4}, {2, 1}, {1, 1}, {5, 1}},
+      {2, 1, 2, 48, 1, {12, 21}, {3, 3}, {1, 1}, {2, 2}, {2, 2}},
+  };
+  for (const ConvGeom &g : cases) {
+    const rt::ConvParams p = params(g);
+    ASSERT_TRUE(rt::conv_to_lanes_fits(p));
+    const ConvData d = reference_conv(p, 43);
+    const int64_t taps = g.cin * g.ker[0] * g.ker[1];
+    const int64_t out_plane = p.out_size[0] * p.out_size[1];
+    std::vector<float> pw(size_t(rt::lane_weight_floats(g.cout, taps)));
+    rt::pack_lane_weights(d.w.data(), g.cout, taps, pw.data());
+    std::vector<float> scratch(size_t(rt::conv_to_lanes_scratch_floats(p)));
+    std::vector<float> got(d.ref.size());
+    std::vector<int> seen(got.size(), 0);
+    rt::conv_to_lanes(d.x.data(), pw.data(), d.bias.data(), got.data(), p, CountingRelu{&seen},
+                      scratch.data());
+    SCOPED_TRACE(::testing::Message() << "cin " << g.cin << " kernel " << g.ker[0] << "x"
+                                      << g.ker[1]);
+    expect_close(from_lanes(got, g.batch, g.cout, out_plane), relu_of(d.ref), taps,
+                 "conv to lanes");
+    EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [](int n) { return n == 1; }));
+  }
+  EXPECT_FALSE(rt::conv_to_lanes_fits(
+      params({2, 1, 16, 32, 1, {8, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}})));  // 16 inputs
+  EXPECT_FALSE(rt::conv_to_lanes_fits(
+      params({2, 1, 3, 24, 1, {8, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}})));   // 24 outputs
+}
+
 TEST(ConvLanes, DepthwiseReadsAndWritesLanes) {
   const ConvGeom cases[] = {
       {2, 2, 32, 32, 32, {9, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
@@ -652,6 +686,19 @@ TEST(Parallel, KernelsSplitOverTasksMatchSerial) {
       EXPECT_EQ(serial_back, parallel_back)
           << "from lanes " << lc.h << "x" << lc.w << ", threads " << threads;
     }
+    // A stem into lane layout (output rows split).
+    const rt::ConvParams stem = params({2, 2, 3, 32, 1, {64, 60}, {3, 3}, {2, 2}, {1, 1}, {1, 1}});
+    const auto xs = random_floats(2 * 3 * 64 * 60, 27), ws = random_floats(32 * 27, 28);
+    std::vector<float> packed_stem(size_t(rt::lane_weight_floats(32, 27)));
+    rt::pack_lane_weights(ws.data(), 32, 27, packed_stem.data());
+    const int64_t per = rt::conv_to_lanes_scratch_floats(stem);
+    std::vector<float> scratch(size_t(per * threads)), serial(2 * 32 * 32 * 30), parallel(serial.size());
+    rt::Parallel par{rt::ThreadPool::parallel_for, &pool, threads, scratch.data() + per, per};
+    rt::conv_to_lanes(xs.data(), packed_stem.data(), nullptr, serial.data(), stem, gm::NoEpilogue{},
+                      scratch.data());
+    rt::conv_to_lanes(xs.data(), packed_stem.data(), nullptr, parallel.data(), stem,
+                      gm::NoEpilogue{}, scratch.data(), par);
+    EXPECT_EQ(serial, parallel) << "stem to lanes, threads " << threads;
   }
 }
 

@@ -117,26 +117,50 @@ inline LanesUnit lanes_unit(const LanesSplit &s, int64_t u, int64_t plane, int64
 #if defined(__GNUC__)
 typedef float lanes_v16 __attribute__((vector_size(64)));
 
-// R pixels x NB blocks: y[nb][r] = bias[nb] + sum_c x[c][r] * w[nb][c]
-// (x: channel c at x + c * plane; w: block nb at w + nb * wstride; y: block
-// nb at y + nb * ystride, 16 floats per pixel).
-template <int64_t R, int64_t NB>
-inline void to_lanes_tile(const float *x, int64_t plane, int64_t cin, const float *w,
+// Where a to_lanes tile's taps read: a cursor over the input rows of taps
+// 0, 1, ... at the tile's first pixel (pixels `xs` floats apart).
+struct ChannelTaps { // a 1x1 conv: channel planes `plane` apart
+  const float *x;
+  int64_t plane;
+  const float *get() const { return x; }
+  void next() { x += plane; }
+};
+
+struct StagedTaps { // a k x k conv: kw taps along each staged row, then the next row
+  const float *row;
+  int64_t kw, kw_n, dil, row_w;
+  const float *get() const { return row + kw * dil; }
+  void next() {
+    if (++kw == kw_n) {
+      kw = 0;
+      row += row_w;
+    }
+  }
+};
+
+// R pixels x NB blocks: y[nb][r] = bias[nb] + sum_t tap_t[r * xs] * w[nb][t]
+// over `taps` taps of the cursor `src`; w: block nb at w + nb * wstride; y:
+// block nb at y + nb * ystride, 16 floats per pixel. XS: xs when known at
+// compile time (1 or 2: constant address offsets), else 0.
+template <int64_t R, int64_t NB, int64_t XS = 0, class Src>
+inline void to_lanes_tile(Src src, int64_t xs_rt, int64_t taps, const float *w,
                           int64_t wstride, const float *bias, float *y, int64_t ystride) {
+  const int64_t xs = XS ? XS : xs_rt;
   lanes_v16 acc[R][NB];
   for (int64_t nb = 0; nb < NB; ++nb) {
     std::memcpy(&acc[0][nb], bias + nb * lanes::kLanes, sizeof acc[0][nb]);
     for (int64_t r = 1; r < R; ++r)
       acc[r][nb] = acc[0][nb];
   }
-  for (int64_t c = 0; c < cin; ++c, x += plane, w += lanes::kLanes) {
+  for (int64_t t = 0; t < taps; ++t, w += lanes::kLanes, src.next()) {
+    const float *x = src.get();
     lanes_v16 wv[NB];
     for (int64_t nb = 0; nb < NB; ++nb)
       std::memcpy(&wv[nb], w + nb * wstride, sizeof wv[nb]);
 #pragma GCC unroll 16
     for (int64_t r = 0; r < R; ++r)
       for (int64_t nb = 0; nb < NB; ++nb)
-        acc[r][nb] += x[r] * wv[nb];
+        acc[r][nb] += x[r * xs] * wv[nb];
   }
   for (int64_t nb = 0; nb < NB; ++nb)
     for (int64_t r = 0; r < R; ++r)
@@ -165,15 +189,16 @@ inline void from_lanes_tile(const float *x, int64_t xstride, int64_t cblocks, co
     std::memcpy(tile + r * lanes::kLanes, &acc[r], sizeof acc[r]);
 }
 #else
-template <int64_t R, int64_t NB>
-inline void to_lanes_tile(const float *x, int64_t plane, int64_t cin, const float *w,
+template <int64_t R, int64_t NB, int64_t XS = 0, class Src>
+inline void to_lanes_tile(Src src, int64_t xs, int64_t taps, const float *w,
                           int64_t wstride, const float *bias, float *y, int64_t ystride) {
   for (int64_t nb = 0; nb < NB; ++nb)
     for (int64_t r = 0; r < R; ++r)
       for (int64_t j = 0; j < lanes::kLanes; ++j) {
         float acc = bias[nb * lanes::kLanes + j];
-        for (int64_t c = 0; c < cin; ++c)
-          acc += x[c * plane + r] * w[nb * wstride + c * lanes::kLanes + j];
+        Src s = src;
+        for (int64_t t = 0; t < taps; ++t, s.next())
+          acc += s.get()[r * xs] * w[nb * wstride + t * lanes::kLanes + j];
         y[nb * ystride + r * lanes::kLanes + j] = acc;
       }
 }
@@ -221,20 +246,128 @@ void conv_pointwise_to_lanes(const float *x, const float *w, const float *bias, 
         int64_t i = e.i0;
         if (nb == NB)
           for (; i + R <= e.i1; i += R)
-            detail::to_lanes_tile<R, NB>(xb + i, plane, cin, wb, cin * L, bb, yo + i * L,
-                                         plane * L);
+            detail::to_lanes_tile<R, NB, 1>(detail::ChannelTaps{xb + i, plane}, 1, cin, wb, cin * L,
+                                         bb, yo + i * L, plane * L);
         else
           for (; i + R <= e.i1; i += R)
-            detail::to_lanes_tile<R, 1>(xb + i, plane, cin, wb, cin * L, bb, yo + i * L,
-                                        plane * L);
+            detail::to_lanes_tile<R, 1, 1>(detail::ChannelTaps{xb + i, plane}, 1, cin, wb, cin * L,
+                                        bb, yo + i * L, plane * L);
         for (; i < e.i1; ++i)
           for (int64_t k = 0; k < nb; ++k)
-            detail::to_lanes_tile<1, 1>(xb + i, plane, cin, wb + k * cin * L, cin * L,
-                                        bb + k * L, yo + k * plane * L + i * L, plane * L);
+            detail::to_lanes_tile<1, 1>(detail::ChannelTaps{xb + i, plane}, 1, cin,
+                                        wb + k * cin * L, cin * L, bb + k * L,
+                                        yo + k * plane * L + i * L, plane * L);
         // The epilogue while these blocks' stripe is in L1.
         for (int64_t k = 0; k < nb; ++k) {
           const int64_t at = ((e.b * blocks + ob + k) * plane + e.i0) * L;
           epi(y + at, at, detail::opaque((e.i1 - e.i0) * L));
+        }
+        ob += nb;
+      }
+    }
+  });
+}
+
+// A network's first conv (few input channels, k x k, any stride, padding
+// and dilation; 2-d, groups 1) into lane layout: its output feeds a
+// depthwise conv in lane layout, and each output tile is R pixels of one
+// row x 16 channels, one FMA per tap with the input broadcast, where the
+// GEMM would gather K = cin x kh x kw taps per pixel first (im2col). Each
+// output row stages its kh x cin input rows zero-padded in scratch, so every
+// tap of every pixel is in bounds.
+struct ConvToLanesGeometry {
+  int64_t row_w; // floats per staged row: padding, the row, the last taps' reach
+  int64_t rows;  // staged rows: cin x kh
+};
+
+inline ConvToLanesGeometry conv_to_lanes_geometry(const ConvParams &p) {
+  const detail::Conv4 q = detail::conv4(p);
+  const int64_t reach = (q.out[3] - 1) * q.st[3] + (q.ker[3] - 1) * q.dil[3] + 1;
+  return {reach > q.pad[3] + q.in[3] ? reach : q.pad[3] + q.in[3], p.in_channels * q.ker[2]};
+}
+
+constexpr int64_t kMaxConvToLanesInChannels = 8;
+
+// Whether conv_to_lanes takes the conv.
+inline bool conv_to_lanes_fits(const ConvParams &p) {
+  return p.spatial_rank == 2 && p.groups <= 1 && p.out_channels % lanes::kLanes == 0 &&
+         p.in_channels <= kMaxConvToLanesInChannels;
+}
+
+// Scratch floats per task: the staged rows.
+inline int64_t conv_to_lanes_scratch_floats(const ConvParams &p) {
+  const ConvToLanesGeometry g = conv_to_lanes_geometry(p);
+  return g.rows * g.row_w;
+}
+
+// y (lane layout) = conv(x (NCHW), w) + bias, then epi (once per output row
+// and block). `w` from pack_lane_weights with in_channels = cin x kh x kw
+// (the ONNX weight's row); output rows are split over par.threads tasks.
+template <class Epi>
+void conv_to_lanes(const float *x, const float *w, const float *bias, float *y,
+                   const ConvParams &p, const Epi &epi, float *scratch,
+                   const Parallel &par = Parallel{}) {
+  constexpr int64_t L = lanes::kLanes, R = kToLanesPixels, NB = kToLanesBlocks;
+  const detail::Conv4 q = detail::conv4(p);
+  const ConvToLanesGeometry g = conv_to_lanes_geometry(p);
+  const int64_t cin = p.in_channels, kh_n = q.ker[2], kw_n = q.ker[3];
+  const int64_t taps = cin * kh_n * kw_n, blocks = p.out_channels / L;
+  const int64_t ih_n = q.in[2], iw_n = q.in[3], oh_n = q.out[2], ow_n = q.out[3];
+  const int64_t oplane = oh_n * ow_n, sw = q.st[3];
+  const int64_t units = p.batch * oh_n;
+  const int64_t work = p.batch * p.out_channels * taps * oplane;
+  const int64_t tasks =
+      par.parallel_for && work >= kMinParallelWork ? (par.threads < units ? par.threads : units)
+                                                   : 1;
+  float zero_bias[NB * L] = {};
+  run_tasks(par, tasks, [&](int64_t t) {
+    float *staged = par.scratch_of(t, scratch);
+    for (int64_t u = units * t / tasks; u < units * (t + 1) / tasks; ++u) {
+      const int64_t b = u / oh_n, oh = u % oh_n;
+      // Stage the input rows this output row reads, zero-padded.
+      for (int64_t c = 0; c < cin; ++c)
+        for (int64_t kh = 0; kh < kh_n; ++kh) {
+          float *row = staged + (c * kh_n + kh) * g.row_w;
+          const int64_t ih = oh * q.st[2] + kh * q.dil[2] - q.pad[2];
+          if (ih < 0 || ih >= ih_n) {
+            std::memset(row, 0, sizeof(float) * static_cast<size_t>(g.row_w));
+            continue;
+          }
+          std::memset(row, 0, sizeof(float) * static_cast<size_t>(q.pad[3]));
+          std::memcpy(row + q.pad[3], x + ((b * cin + c) * ih_n + ih) * iw_n,
+                      sizeof(float) * static_cast<size_t>(iw_n));
+          std::memset(row + q.pad[3] + iw_n, 0,
+                      sizeof(float) * static_cast<size_t>(g.row_w - q.pad[3] - iw_n));
+        }
+      // Tap t = (c, kh, kw) of output pixel ow reads staged row (c, kh) at
+      // ow * sw + kw * dw.
+      auto taps_at = [&](int64_t ow) {
+        return detail::StagedTaps{staged + ow * sw, 0, kw_n, q.dil[3], g.row_w};
+      };
+      float *yb = y + (b * blocks * oplane + oh * ow_n) * L;
+      for (int64_t ob = 0; ob < blocks;) {
+        const int64_t nb = blocks - ob >= NB ? NB : 1;
+        const float *wb = w + ob * taps * L;
+        const float *bb = bias ? bias + ob * L : zero_bias;
+        float *yo = yb + ob * oplane * L;
+        int64_t ow = 0;
+        for (; ow + R <= ow_n; ow += R)
+          if (nb == NB && sw == 2) // a stem's usual stride: constant offsets
+            detail::to_lanes_tile<R, NB, 2>(taps_at(ow), sw, taps, wb, taps * L, bb,
+                                            yo + ow * L, oplane * L);
+          else if (nb == NB)
+            detail::to_lanes_tile<R, NB>(taps_at(ow), sw, taps, wb, taps * L, bb, yo + ow * L,
+                                         oplane * L);
+          else
+            detail::to_lanes_tile<R, 1>(taps_at(ow), sw, taps, wb, taps * L, bb, yo + ow * L,
+                                        oplane * L);
+        for (; ow < ow_n; ++ow)
+          for (int64_t k = 0; k < nb; ++k)
+            detail::to_lanes_tile<1, 1>(taps_at(ow), sw, taps, wb + k * taps * L, taps * L,
+                                        bb + k * L, yo + k * oplane * L + ow * L, oplane * L);
+        for (int64_t k = 0; k < nb; ++k) {
+          const int64_t at = ((b * blocks + ob + k) * oplane + oh * ow_n) * L;
+          epi(y + at, at, detail::opaque(ow_n * L));
         }
         ob += nb;
       }
