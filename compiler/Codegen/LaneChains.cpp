@@ -59,25 +59,29 @@ bool epilogueReadsNothing(Operation *top) {
   return true;
 }
 
-// A plain 1x1 conv on the GEMM whose packed weights only it uses.
-bool lanePointwise(Operation *top) {
+// The conv `top` runs with `algorithm`, its weights packed at compile time
+// and used by no other op (so they can be packed for a lane kernel), and
+// `fits` its geometry.
+bool packedConvWith(Operation *top, StringRef algorithm,
+                    bool (*fits)(const ::tract::rt::ConvParams &)) {
   auto conv = dyn_cast_or_null<ConvOp>(top ? gemmAnchor(top) : nullptr);
-  if (!conv || algorithmOf(top) != "gemm_pointwise" || !top->hasAttr(kPackedWeightsAttr))
+  if (!conv || algorithmOf(top) != algorithm || !top->hasAttr(kPackedWeightsAttr))
     return false;
   auto weights = top->getOperand(1).getDefiningOp<ConstOp>();
-  return weights && weights->hasOneUse() &&
-         ::tract::rt::conv_is_plain_pointwise(convParamsOf(conv));
+  return weights && weights->hasOneUse() && fits(convParamsOf(conv));
 }
 
-// A network's first conv (few input channels) on the GEMM whose packed
-// weights only it uses: conv_to_lanes computes it tap by tap into lanes.
+// A plain 1x1 conv on the GEMM.
+bool lanePointwise(Operation *top) {
+  return packedConvWith(top, "gemm_pointwise", [](const ::tract::rt::ConvParams &p) {
+    return ::tract::rt::conv_is_plain_pointwise(p);
+  });
+}
+
+// A network's first conv (few input channels) on the GEMM: conv_to_lanes
+// computes it tap by tap into lanes.
 bool laneFirstConv(Operation *top) {
-  auto conv = dyn_cast_or_null<ConvOp>(top ? gemmAnchor(top) : nullptr);
-  if (!conv || algorithmOf(top) != "im2col_gemm" || !top->hasAttr(kPackedWeightsAttr))
-    return false;
-  auto weights = top->getOperand(1).getDefiningOp<ConstOp>();
-  return weights && weights->hasOneUse() &&
-         ::tract::rt::conv_to_lanes_fits(convParamsOf(conv));
+  return packedConvWith(top, "im2col_gemm", ::tract::rt::conv_to_lanes_fits);
 }
 
 // `use` is the conv input of its owner and nothing else of it reads that
