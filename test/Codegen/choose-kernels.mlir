@@ -162,6 +162,18 @@ func.func @matmuls(%x: tensor<4x32xf32>, %y: tensor<32x16xf32>, %i: tensor<2x2xi
 
 // -----
 
+// A single row against packed weights (a fully connected layer at batch 1)
+// is read in place: no scratch.
+// CHECK-LABEL: func @row_matmul
+// CHECK: tract.matmul {{.*}}tract.algorithm = "gemm", tract.packed_weights, tract.scratch_bytes = 0 : i64
+func.func @row_matmul(%x: tensor<1x32xf32>) -> tensor<1x16xf32> {
+  %w = tract.const dense<0.5> : tensor<32x16xf32>
+  %0 = tract.matmul %x, %w : tensor<1x32xf32>, tensor<32x16xf32> -> tensor<1x16xf32>
+  return %0 : tensor<1x16xf32>
+}
+
+// -----
+
 // One constant read as B by a matmul and as B^T by another: it cannot be
 // packed for both, so neither gets it packed.
 // CHECK-LABEL: func @shared_weight

@@ -64,7 +64,7 @@ struct Dims {
 const Dims kDims[] = {{1, 1, 1},    {8, 16, 1},    {7, 15, 3},   {9, 17, 33},
                       {16, 32, 64}, {1, 100, 300}, {130, 5, 257}, {33, 520, 70},
                       {129, 513, 513}, {3, 3, 0}, {2, 33, 70}, {10, 40, 5},
-                      {24, 52, 40}};
+                      {24, 52, 40}, {1, 37, 700}};
 
 TEST(Gemm, PackedAndStridedOperandsMatchNaive) {
   for (const Dims &d : kDims) {
@@ -87,6 +87,22 @@ TEST(Gemm, PackedAndStridedOperandsMatchNaive) {
     gm::gemm(d.m, d.n, d.k, gm::StridedA{a.data(), d.k, 1}, gm::StridedB{b.data(), d.n, 1},
              c.data(), d.n, 0, bias.data(), gm::NoEpilogue{}, scratch.data());
     expect_close(c, want, d.k, "strided x strided");
+
+    // One row read in place (RowA, unblocked K), plain and from a strided
+    // view (every other float), against packed B: no scratch.
+    if (d.m == 1) {
+      std::fill(c.begin(), c.end(), -7.0f);
+      gm::gemm(d.m, d.n, d.k, gm::RowA{a.data(), 1}, gm::PackedB{pb.data(), d.k}, c.data(), d.n,
+               0, bias.data(), gm::NoEpilogue{}, nullptr);
+      expect_close(c, want, d.k, "row x packed");
+      std::vector<float> a2(size_t(2 * d.k), 99.0f);
+      for (int64_t p = 0; p < d.k; ++p)
+        a2[size_t(2 * p)] = a[size_t(p)];
+      std::fill(c.begin(), c.end(), -7.0f);
+      gm::gemm(d.m, d.n, d.k, gm::RowA{a2.data(), 2}, gm::PackedB{pb.data(), d.k}, c.data(), d.n,
+               0, bias.data(), gm::NoEpilogue{}, nullptr);
+      expect_close(c, want, d.k, "strided row x packed");
+    }
 
     // Transposed views: A stored column-major, B column-major (cs != 1).
     std::vector<float> at(a.size()), bt(b.size());

@@ -100,16 +100,33 @@ struct Panels {
   const float *base;
   int64_t stride;
   int64_t row_stride = NR;
+  int64_t a_step = MR; // A only: floats between K steps (RowA: its column stride)
 };
 
 struct PackedA {
   const float *p;
   int64_t k;
   static constexpr bool kPacks = false;
+  static constexpr bool kWholeK = false;
   Panels block(int64_t i0, int64_t, int64_t k0, int64_t, float *) const {
     return {p + (i0 / MR) * k * MR + k0 * MR, k * MR};
   }
   PackedA rows_from(int64_t i0) const { return {p + (i0 / MR) * k * MR, k}; } // i0 % MR == 0
+};
+
+// A single row (a matrix-vector product: a fully connected layer at batch
+// 1) read where it lies: no packing pass and no scratch, and K is not
+// blocked (the row is all the A there is), so a packed B streams through
+// once, front to back, instead of in K blocks per panel.
+struct RowA {
+  const float *a;
+  int64_t cs;
+  static constexpr bool kPacks = false;
+  static constexpr bool kWholeK = true;
+  Panels block(int64_t, int64_t, int64_t k0, int64_t, float *) const {
+    return {a + k0 * cs, 0, NR, cs};
+  }
+  RowA rows_from(int64_t) const { return *this; } // one row: never split
 };
 
 struct PackedB {
@@ -127,6 +144,7 @@ struct StridedA {
   const float *a;
   int64_t rs, cs;
   static constexpr bool kPacks = true;
+  static constexpr bool kWholeK = false;
   Panels block(int64_t i0, int64_t mb, int64_t k0, int64_t kb, float *dst) const {
     pack_a(a + i0 * rs + k0 * cs, rs, cs, mb, kb, dst);
     return {dst, kb * MR};
@@ -244,10 +262,11 @@ void gemm(int64_t m, int64_t n, int64_t k, const ASrc &a, const BSrc &b,
   float *b_scratch = scratch;
   float *a_scratch = scratch + (BSrc::kPacks ? min64(k, KC) * nc : 0);
   alignas(64) float tile[MR * NR];
+  const int64_t kcb = ASrc::kWholeK ? max64(k, 1) : KC;
   for (int64_t jc = 0; jc < n; jc += nc) {
     const int64_t nb = min64(nc, n - jc);
-    for (int64_t kc = 0; kc < k || kc == 0; kc += KC) {
-      const int64_t kb = min64(KC, k - kc);
+    for (int64_t kc = 0; kc < k || kc == 0; kc += kcb) {
+      const int64_t kb = min64(kcb, k - kc);
       const bool first = kc == 0, last = kc + kb >= k;
       const Panels bp = b.block(jc, nb, kc, kb, b_scratch);
       for (int64_t ic = 0; ic < m; ic += MC) {
@@ -263,10 +282,14 @@ void gemm(int64_t m, int64_t n, int64_t k, const ASrc &a, const BSrc &b,
           const int64_t ldb = bp.row_stride;
           // (The narrow kernel first: it reads only its columns of B, which
           // lets InPlaceB end in a partial panel.)
-          if (cols <= kMaxNarrowCols)
+          if (cols <= kMaxNarrowCols && ap.a_step == MR)
             micro_kernel_narrow(cols, kb, apanel, bpanel, tile, ldb);
-          else if (rows == 1)
+          else if (rows == 1 && ap.a_step == MR)
             micro_kernel_rows<1>(kb, apanel, bpanel, tile, ldb);
+          else if (rows == 1 && ap.a_step == 1)
+            micro_kernel_rows<1, 1>(kb, apanel, bpanel, tile, ldb);
+          else if (rows == 1)
+            micro_kernel_rows<1, 0>(kb, apanel, bpanel, tile, ldb, ap.a_step);
           else if (rows == 2)
             micro_kernel_rows<2>(kb, apanel, bpanel, tile, ldb);
           else

@@ -251,23 +251,63 @@ inline void micro_kernel_pair(int64_t kb, const float *a, const float *b, int64_
 // kernel would spend 8/R of its multiply-adds on zero rows. Four partial
 // sums over p hide the FMA latency; plain loops the compiler vectorises over
 // the 16 columns on every target.
-template <int R>
+// (kStep: floats between A's K steps, MR in a packed panel, a single row's
+// own column stride when it is read in place; 0: the run-time `step`.)
+template <int R, int64_t kStep = MR>
 inline void micro_kernel_rows(int64_t kb, const float *a, const float *b, float *tile,
-                              int64_t ldb = NR) {
+                              int64_t ldb = NR, int64_t step = MR) {
+  const int64_t a_step = kStep ? kStep : step;
+#if defined(__GNUC__) && (defined(__SSE2__) || defined(__ARM_NEON))
+  // Vectors written out (the target's own width, NR / W of them per row):
+  // with A contiguous (a row read in place) the vectoriser would run along p
+  // and gather B (4x slower).
+#if defined(__AVX512F__)
+  constexpr int W = 16;
+#elif defined(__AVX__)
+  constexpr int W = 8;
+#else
+  constexpr int W = 4;
+#endif
+  constexpr int NV = NR / W;
+  typedef float vec __attribute__((vector_size(W * sizeof(float))));
+  vec acc[4][R][NV] = {};
+  int64_t p = 0;
+  for (; p + 4 <= kb; p += 4)
+    for (int u = 0; u < 4; ++u)
+      for (int v = 0; v < NV; ++v) {
+        vec bv;
+        std::memcpy(&bv, b + (p + u) * ldb + v * W, sizeof bv);
+        for (int i = 0; i < R; ++i)
+          acc[u][i][v] += a[(p + u) * a_step + i] * bv;
+      }
+  for (; p < kb; ++p)
+    for (int v = 0; v < NV; ++v) {
+      vec bv;
+      std::memcpy(&bv, b + p * ldb + v * W, sizeof bv);
+      for (int i = 0; i < R; ++i)
+        acc[0][i][v] += a[p * a_step + i] * bv;
+    }
+  for (int i = 0; i < R; ++i)
+    for (int v = 0; v < NV; ++v) {
+      const vec sum = (acc[0][i][v] + acc[1][i][v]) + (acc[2][i][v] + acc[3][i][v]);
+      std::memcpy(tile + i * NR + v * W, &sum, sizeof sum);
+    }
+#else
   float acc[4][R][NR] = {};
   int64_t p = 0;
   for (; p + 4 <= kb; p += 4)
     for (int u = 0; u < 4; ++u)
       for (int i = 0; i < R; ++i)
         for (int64_t j = 0; j < NR; ++j)
-          acc[u][i][j] += a[(p + u) * MR + i] * b[(p + u) * ldb + j];
+          acc[u][i][j] += a[(p + u) * a_step + i] * b[(p + u) * ldb + j];
   for (; p < kb; ++p)
     for (int i = 0; i < R; ++i)
       for (int64_t j = 0; j < NR; ++j)
-        acc[0][i][j] += a[p * MR + i] * b[p * ldb + j];
+        acc[0][i][j] += a[p * a_step + i] * b[p * ldb + j];
   for (int i = 0; i < R; ++i)
     for (int64_t j = 0; j < NR; ++j)
       tile[i * NR + j] = (acc[0][i][j] + acc[1][i][j]) + (acc[2][i][j] + acc[3][i][j]);
+#endif
 }
 
 // Columns 0..cols-1 of the tile only, for the last panel of a matrix whose

@@ -17,6 +17,8 @@ namespace gemm {
 
 inline int64_t matmul_scratch_floats(int64_t m, int64_t n, int64_t k,
                                      bool b_packed) {
+  if (m == 1 && b_packed) // RowA x PackedB: nothing to pack
+    return 0;
   return scratch_floats(m, n, k, true, !b_packed);
 }
 
@@ -34,7 +36,10 @@ void matmul_f32(const float *a, const float *b, bool b_packed, float *c,
       [&](int64_t batch, int64_t a_off, int64_t b_off) {
         const StridedA as{a + a_off, a_rs, a_cs};
         const int64_t c0 = batch * m * n;
-        if (b_packed)
+        if (b_packed && m == 1)
+          gemm_parallel(par, m, n, k, RowA{a + a_off, a_cs}, PackedB{b, k}, c + c0, n, c0,
+                        nullptr, epi, scratch);
+        else if (b_packed)
           gemm_parallel(par, m, n, k, as, PackedB{b, k}, c + c0, n, c0, nullptr, epi, scratch);
         else
           gemm_parallel(par, m, n, k, as, StridedB{b + b_off, b_rs, b_cs}, c + c0, n, c0,
