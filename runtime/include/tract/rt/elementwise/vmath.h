@@ -37,16 +37,19 @@ TRACT_RT_INLINE float from_bits(uint32_t i) {
 }
 } // namespace detail
 
-TRACT_RT_INLINE float exp(float x) {
+namespace detail {
+// e^x = p * 2^n: the reduction and the polynomial, shared by exp and
+// exp_normal (which differ in how they build 2^n and guard the range).
+TRACT_RT_INLINE float exp_poly(float x, int32_t &n) {
   // x = n ln2 + r. Round(x log2e) without a float -> int conversion and
   // without clamping x first (compilers turn both into branches they will
   // not vectorise): adding 1.5 * 2^23 leaves round(t) in the low mantissa
-  // bits. Out-of-range x give garbage here and are replaced at the end.
+  // bits. Out-of-range x give garbage here and are replaced by the callers.
   const float t = x * 1.44269504088896341f;
   const float shifted = t + 12582912.0f;
   uint32_t bits;
   std::memcpy(&bits, &shifted, sizeof bits);
-  const int32_t n = static_cast<int32_t>(bits - 0x4B400000u);
+  n = static_cast<int32_t>(bits - 0x4B400000u);
 #if defined(__FAST_MATH__)
   const float nf = static_cast<float>(n); // (t + C) - C would fold to t
 #else
@@ -60,7 +63,13 @@ TRACT_RT_INLINE float exp(float x) {
   p = p * r + 4.1665795894e-2f;
   p = p * r + 1.6666665459e-1f;
   p = p * r + 5.0000001201e-1f;
-  p = p * r * r + r + 1.0f;
+  return p * r * r + r + 1.0f;
+}
+} // namespace detail
+
+TRACT_RT_INLINE float exp(float x) {
+  int32_t n;
+  const float p = detail::exp_poly(x, n);
   // 2^n in two halves, so n down to -150 needs no denormal scale factor;
   // unsigned arithmetic: garbage n must not be undefined behaviour.
   const uint32_t n1 = static_cast<uint32_t>(n / 2), n2 = static_cast<uint32_t>(n) - n1;
@@ -70,10 +79,33 @@ TRACT_RT_INLINE float exp(float x) {
   return x == x ? y : x;
 }
 
-TRACT_RT_INLINE float sigmoid(float x) { return 1.0f / (1.0f + vm::exp(-x)); }
+// e^x for x in [-kExpNormal, kExpNormal] (a normal result: 2^n in one
+// step, no range selects; NaN passes through). Callers clamp: the logistic
+// functions, where results past the range are 0 or 1 to float precision,
+// and are most of EfficientNet's element-wise work.
+constexpr float kExpNormal = 87.3f;
+TRACT_RT_INLINE float exp_normal(float x) {
+  int32_t n;
+  const float p = detail::exp_poly(x, n);
+  return p * detail::from_bits(static_cast<uint32_t>(n + 127) << 23);
+}
+
+TRACT_RT_INLINE float clamp_exp_arg(float x) {
+  x = x < -kExpNormal ? -kExpNormal : x;
+  return x > kExpNormal ? kExpNormal : x;
+}
+
+TRACT_RT_INLINE float sigmoid(float x) {
+  const float y = 1.0f / (1.0f + exp_normal(clamp_exp_arg(-x)));
+  return x < -kExpNormal ? 0.0f : y; // (e^87.3 would give 1.5e-38, not 0)
+}
 // x * sigmoid(x) with one division and no multiply (EfficientNet's
-// activation: the division is most of its cost).
-TRACT_RT_INLINE float silu(float x) { return x / (1.0f + vm::exp(-x)); }
+// activation: the division is most of its cost). Below -87.3, x * 0 (so
+// -inf gives NaN, as x * sigmoid(x) does).
+TRACT_RT_INLINE float silu(float x) {
+  const float y = x / (1.0f + exp_normal(clamp_exp_arg(-x)));
+  return x < -kExpNormal ? x * 0.0f : y;
+}
 
 TRACT_RT_INLINE float tanh(float x) {
   const float a = std::fabs(x);
