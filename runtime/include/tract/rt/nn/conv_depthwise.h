@@ -119,6 +119,41 @@ inline void depthwise_lane_block(const float *const *rows, const Conv4 &q, const
 }
 #endif
 
+#if defined(__AVX512F__)
+// depthwise_lane_block for a K x K kernel at stride 1, dilation 1: each
+// kernel row's B + K - 1 input vectors are loaded once and each feeds its K
+// taps from registers (a 3x3 block of 8 pixels: 30 loads, not 72).
+// (AVX-512 only: a vector of 16 is one register there; elsewhere the inputs
+// and accumulators would not fit the registers.)
+template <int64_t B, int64_t K>
+inline void depthwise_lane_block_s1(const float *const *rows, const float *w,
+                                    const float *bias, float *out, int64_t ow0) {
+  constexpr int64_t KW = K;
+  typedef float v16 __attribute__((vector_size(64)));
+  constexpr int64_t L = lanes::kLanes;
+  v16 acc[B];
+  std::memcpy(&acc[0], bias, sizeof acc[0]);
+  for (int64_t j = 1; j < B; ++j)
+    acc[j] = acc[0];
+  const float *wt = w;
+#pragma GCC unroll 8
+  for (int64_t kh = 0; kh < K; ++kh, wt += KW * L) {
+    const float *r = rows[kh] + ow0 * L;
+    v16 in[B + KW - 1];
+    for (int64_t i = 0; i < B + KW - 1; ++i)
+      std::memcpy(&in[i], r + i * L, sizeof in[i]);
+    for (int64_t kw = 0; kw < KW; ++kw) {
+      v16 wv;
+      std::memcpy(&wv, wt + kw * L, sizeof wv);
+      for (int64_t j = 0; j < B; ++j)
+        acc[j] += wv * in[j + kw];
+    }
+  }
+  for (int64_t j = 0; j < B; ++j)
+    std::memcpy(out + (ow0 + j) * L, &acc[j], sizeof acc[j]);
+}
+#endif
+
 // One output row in lane layout: out[ow * 16 + c] = bias[c] + sum over taps
 // of w[t * 16 + c] * rows[kh][(ow * sw + kw * dw) * 16 + c], for ow < ow_n
 // (and a few past it: out and the rows have room for a row rounded up to
@@ -127,6 +162,16 @@ inline void depthwise_lane_row(const float *const *rows, const Conv4 &q, const f
                                const float *bias, float *out, int64_t ow_n) {
 #if defined(__GNUC__)
   int64_t ow0 = 0;
+#if defined(__AVX512F__)
+  if (q.st[3] == 1 && q.dil[3] == 1 && q.ker[2] == q.ker[3] &&
+      (q.ker[3] == 3 || q.ker[3] == 5)) {
+    for (; ow0 + kDepthwiseBlock <= ow_n; ow0 += kDepthwiseBlock)
+      if (q.ker[3] == 3)
+        depthwise_lane_block_s1<kDepthwiseBlock, 3>(rows, w, bias, out, ow0);
+      else
+        depthwise_lane_block_s1<kDepthwiseBlock, 5>(rows, w, bias, out, ow0);
+  }
+#endif
   for (; ow0 + kDepthwiseBlock <= ow_n; ow0 += kDepthwiseBlock)
     depthwise_lane_block<kDepthwiseBlock>(rows, q, w, bias, out, ow0);
   // The rest in one block just big enough (a 10-pixel row is 8 + 2, not
