@@ -10,7 +10,8 @@
 //   tract.algorithm       "gemm" | "gemm_pointwise" | "im2col_gemm" | "depthwise"
 //                         | "winograd_f2" | "winograd_f4" (F(2x2,3x3), F(4x4,3x3))
 //                         | "direct" (the reference kernel)
-//                         | "pointwise_to_lanes" | "pointwise_from_lanes" | "conv_to_lanes"
+//                         | "pointwise_to_lanes" | "pointwise_from_lanes" | "pointwise_lanes"
+//                         | "conv_to_lanes"
 //                         | "depthwise_lanes_in" | "depthwise_lanes_out" | "depthwise_lanes"
 //                           (a chain kept in 16-channel lane layout: LaneChains.cpp)
 //   tract.scratch_bytes   arena scratch the kernel uses while it runs

@@ -20,8 +20,8 @@
 //     packed for the lane kernels instead of the GEMM);
 //   - the depthwise conv maps channel blocks to channel blocks
 //     (conv_depthwise_lanes_fits).
-// A pointwise conv between two depthwise convs (MobileNet v1) ends one chain
-// and does not start the next: no kernel reads and writes lane layout.
+// A pointwise conv between two depthwise convs (MobileNet v1, DS-CNN keyword
+// spotters) reads and writes lane layout (conv_pointwise_to_lanes<true>).
 //
 //===----------------------------------------------------------------------===//
 
@@ -114,8 +114,14 @@ void chooseLaneChains(Block &body) {
     Operation *producer = x.getDefiningOp();
     if (producer && x.hasOneUse() && readAsConvInputOnly(*x.getUses().begin()) &&
         epilogueReadsNothing(producer)) {
+      auto pc = dyn_cast_or_null<ConvOp>(gemmAnchor(producer));
       if (lanePointwise(producer)) {
         setAlgorithm(producer, "pointwise_to_lanes", 0);
+        in = true;
+      } else if (algorithmOf(producer) == "pointwise_from_lanes" && pc &&
+                 typeOf(pc.getResult()).getDimSize(1) % ::tract::rt::lanes::kLanes == 0) {
+        // Between two depthwise convs: lanes in and out.
+        setAlgorithm(producer, "pointwise_lanes", 0);
         in = true;
       } else if (laneFirstConv(producer)) {
         setAlgorithm(producer, "conv_to_lanes",

@@ -75,16 +75,15 @@ func.func @stem_chain(%x: tensor<1x3x16x16xf32>) -> tensor<1x32x8x8xf32> {
 // -----
 
 // No lane layout where a tensor has a second use (the expand's output is
-// also returned), and a 1x1 conv between two depthwise convs (MobileNet v1)
-// ends the first chain without starting the next (no kernel reads and
-// writes lanes).
+// also returned); a 1x1 conv between two depthwise convs (MobileNet v1)
+// reads and writes lanes.
 // CHECK-LABEL: func @not_chained
 // CHECK: tract.conv {{.*}}tract.algorithm = "gemm_pointwise",
 // CHECK: tract.conv {{.*}}tract.algorithm = "depthwise",
 // CHECK-LABEL: func @v1_chain
 // CHECK: tract.conv {{.*}}tract.algorithm = "depthwise_lanes_out",
-// CHECK: tract.conv {{.*}}tract.algorithm = "pointwise_from_lanes",
-// CHECK: tract.conv {{.*}}tract.algorithm = "depthwise",
+// CHECK: tract.conv {{.*}}tract.algorithm = "pointwise_lanes", tract.packed_weights, tract.scratch_bytes = 0
+// CHECK: tract.conv {{.*}}tract.algorithm = "depthwise_lanes_in",
 func.func @not_chained(%x: tensor<1x16x8x8xf32>) -> (tensor<1x32x8x8xf32>, tensor<1x32x8x8xf32>) {
   %w1 = tract.const dense<0.5> : tensor<32x16x1x1xf32>
   %d = tract.const dense<1.0> : tensor<32x1x3x3xf32>

@@ -490,6 +490,29 @@ TEST(ConvLanes, FirstConvIntoLanesMatchesReference) {
       params({2, 1, 3, 24, 1, {8, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}})));   // 24 outputs
 }
 
+// A 1x1 conv from lane layout to lane layout (between two depthwise convs).
+TEST(ConvLanes, PointwiseLanesToLanesMatchesReference) {
+  const ConvGeom cases[] = {
+      {2, 2, 32, 48, 1, {7, 9}, {1, 1}, {1, 1}, {1, 1}, {0, 0}},
+      {2, 1, 16, 16, 1, {13, 13}, {1, 1}, {1, 1}, {1, 1}, {0, 0}},
+  };
+  for (const ConvGeom &g : cases) {
+    const rt::ConvParams p = params(g);
+    const ConvData d = reference_conv(p, 47);
+    const int64_t plane = g.in[0] * g.in[1];
+    std::vector<float> pw(size_t(rt::lane_weight_floats(g.cout, g.cin)));
+    rt::pack_lane_weights(d.w.data(), g.cout, g.cin, pw.data());
+    const std::vector<float> x = to_lanes(d.x, g.batch, g.cin, plane);
+    std::vector<float> got(d.ref.size());
+    std::vector<int> seen(got.size(), 0);
+    rt::conv_pointwise_to_lanes<true>(x.data(), pw.data(), d.bias.data(), got.data(), p,
+                                      CountingRelu{&seen});
+    SCOPED_TRACE(::testing::Message() << "lanes to lanes: cin " << g.cin << " cout " << g.cout);
+    expect_close(from_lanes(got, g.batch, g.cout, plane), relu_of(d.ref), g.cin, "lanes to lanes");
+    EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [](int n) { return n == 1; }));
+  }
+}
+
 TEST(ConvLanes, DepthwiseReadsAndWritesLanes) {
   const ConvGeom cases[] = {
       {2, 2, 32, 32, 32, {9, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},

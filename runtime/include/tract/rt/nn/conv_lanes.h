@@ -10,8 +10,8 @@
 // only how producer and consumer read the bytes. Both kernels here compute a
 // register tile of pixels x 16-channel blocks, one FMA per input channel
 // and accumulator with the input value broadcast:
-//   conv_pointwise_to_lanes   NCHW in, lane layout out (the expand): the
-//       tile's accumulators are stored as they are, no transpose;
+//   conv_pointwise_to_lanes   NCHW (or lane layout) in, lane layout out
+//       (the expand): the tile's accumulators are stored as they are;
 //   conv_pointwise_from_lanes lane layout in, NCHW out (the project): the
 //       tile is transposed into the output planes (lanes::scatter).
 // Weights come packed at compile time (pack_lane_weights): for each block of
@@ -26,6 +26,7 @@
 #include "tract/rt/parallel.h"
 
 #include <cstring>
+#include <type_traits>
 
 namespace tract {
 namespace rt {
@@ -126,6 +127,18 @@ struct ChannelTaps { // a 1x1 conv: channel planes `plane` apart
   void next() { x += plane; }
 };
 
+struct LaneTaps { // a 1x1 conv reading lane layout: 16 channels, then the next block
+  const float *x;
+  int64_t lane, block;
+  const float *get() const { return x + lane; }
+  void next() {
+    if (++lane == lanes::kLanes) {
+      lane = 0;
+      x += block;
+    }
+  }
+};
+
 struct StagedTaps { // a k x k conv: kw taps along each staged row, then the next row
   const float *row;
   int64_t kw, kw_n, dil, row_w;
@@ -219,10 +232,12 @@ inline void from_lanes_tile(const float *x, int64_t xstride, int64_t cblocks, co
 
 } // namespace detail
 
-// y (lane layout, out_channels % 16 == 0) = conv1x1(x (NCHW), w) + bias,
-// then epi. `w` from pack_lane_weights; `bias` may be null. Pixels are split
-// over par.threads tasks.
-template <class Epi>
+// y (lane layout, out_channels % 16 == 0) = conv1x1(x, w) + bias, then epi;
+// x in NCHW, or in lane layout too when kInLanes (in_channels % 16 == 0: a
+// 1x1 conv between two depthwise convs, MobileNet v1 and DS-CNN style).
+// `w` from pack_lane_weights; `bias` may be null. Pixels are split over
+// par.threads tasks.
+template <bool kInLanes = false, class Epi>
 void conv_pointwise_to_lanes(const float *x, const float *w, const float *bias, float *y,
                              const ConvParams &p, const Epi &epi,
                              const Parallel &par = Parallel{}) {
@@ -243,20 +258,30 @@ void conv_pointwise_to_lanes(const float *x, const float *w, const float *bias, 
         const float *wb = w + ob * cin * L;
         const float *bb = bias ? bias + ob * L : zero_bias;
         float *yo = yb + ob * plane * L;
+        // Pixel i's input channels: planes apart in NCHW; in lane layout
+        // 16 side by side, pixels 16 floats apart.
+        using Taps = typename std::conditional<kInLanes, detail::LaneTaps,
+                                               detail::ChannelTaps>::type;
+        constexpr int64_t XS = kInLanes ? L : 1;
+        auto taps_at = [&](int64_t i) {
+          if constexpr (kInLanes)
+            return Taps{xb + i * L, 0, plane * L};
+          else
+            return Taps{xb + i, plane};
+        };
         int64_t i = e.i0;
         if (nb == NB)
           for (; i + R <= e.i1; i += R)
-            detail::to_lanes_tile<R, NB, 1>(detail::ChannelTaps{xb + i, plane}, 1, cin, wb, cin * L,
-                                         bb, yo + i * L, plane * L);
+            detail::to_lanes_tile<R, NB, XS>(taps_at(i), XS, cin, wb, cin * L, bb, yo + i * L,
+                                             plane * L);
         else
           for (; i + R <= e.i1; i += R)
-            detail::to_lanes_tile<R, 1, 1>(detail::ChannelTaps{xb + i, plane}, 1, cin, wb, cin * L,
-                                        bb, yo + i * L, plane * L);
+            detail::to_lanes_tile<R, 1, XS>(taps_at(i), XS, cin, wb, cin * L, bb, yo + i * L,
+                                            plane * L);
         for (; i < e.i1; ++i)
           for (int64_t k = 0; k < nb; ++k)
-            detail::to_lanes_tile<1, 1>(detail::ChannelTaps{xb + i, plane}, 1, cin,
-                                        wb + k * cin * L, cin * L, bb + k * L,
-                                        yo + k * plane * L + i * L, plane * L);
+            detail::to_lanes_tile<1, 1, XS>(taps_at(i), XS, cin, wb + k * cin * L, cin * L,
+                                            bb + k * L, yo + k * plane * L + i * L, plane * L);
         // The epilogue while these blocks' stripe is in L1.
         for (int64_t k = 0; k < nb; ++k) {
           const int64_t at = ((e.b * blocks + ob + k) * plane + e.i0) * L;
