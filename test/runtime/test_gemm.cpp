@@ -406,52 +406,51 @@ std::vector<double> relu_of(const std::vector<float> &v) {
   return out;
 }
 
-// The three kernels of a chain kept in lane layout, each against the
-// reference conv on NCHW, with an epilogue that must see every output
-// element once at its index in the output's own layout. Sizes hit the
-// register tiles' tails (7x9 = 63 pixels, 7x7 = 49, 14x14 = 196), stripes
-// of the epilogue (13x13 = 169 > 128), an odd number of 16-channel blocks,
-// a partial last block of NCHW output channels, and batch 2.
-TEST(ConvLanes, PointwiseIntoAndOutOfLanesMatchReference) {
-  const ConvGeom into[] = {
-      {2, 2, 5, 32, 1, {7, 9}, {1, 1}, {1, 1}, {1, 1}, {0, 0}},
-      {2, 1, 3, 48, 1, {13, 13}, {1, 1}, {1, 1}, {1, 1}, {0, 0}},
-      {2, 1, 16, 16, 1, {1, 1}, {1, 1}, {1, 1}, {1, 1}, {0, 0}},
+// The 1x1 convs of a chain kept in lane layout, each against the reference
+// conv on NCHW, with an epilogue that must see every output element once at
+// its index in the output's own layout. Sizes hit the register tiles' tails
+// (7x9 = 63 pixels, 7x7 = 49, 14x14 = 196), stripes of the epilogue (13x13
+// = 169 > 128), an odd number of 16-channel blocks, a partial last block of
+// NCHW output channels, and batch 2.
+TEST(ConvLanes, PointwiseIntoOutOfAndBetweenLanesMatchReference) {
+  struct Case {
+    bool in_lanes, out_lanes;
+    ConvGeom g;
   };
-  for (const ConvGeom &g : into) {
+  const Case cases[] = {
+      {false, true, {2, 2, 5, 32, 1, {7, 9}, {1, 1}, {1, 1}, {1, 1}, {0, 0}}},
+      {false, true, {2, 1, 3, 48, 1, {13, 13}, {1, 1}, {1, 1}, {1, 1}, {0, 0}}},
+      {false, true, {2, 1, 16, 16, 1, {1, 1}, {1, 1}, {1, 1}, {1, 1}, {0, 0}}},
+      {true, false, {2, 2, 32, 24, 1, {7, 7}, {1, 1}, {1, 1}, {1, 1}, {0, 0}}},
+      {true, false, {2, 1, 48, 16, 1, {14, 14}, {1, 1}, {1, 1}, {1, 1}, {0, 0}}},
+      {true, false, {2, 1, 16, 5, 1, {13, 13}, {1, 1}, {1, 1}, {1, 1}, {0, 0}}},
+      {true, true, {2, 2, 32, 48, 1, {7, 9}, {1, 1}, {1, 1}, {1, 1}, {0, 0}}},
+      {true, true, {2, 1, 16, 16, 1, {13, 13}, {1, 1}, {1, 1}, {1, 1}, {0, 0}}},
+  };
+  for (const Case &c : cases) {
+    const ConvGeom &g = c.g;
     const rt::ConvParams p = params(g);
     ASSERT_TRUE(rt::conv_is_plain_pointwise(p));
     const ConvData d = reference_conv(p, 31);
     const int64_t plane = g.in[0] * g.in[1];
     std::vector<float> pw(size_t(rt::lane_weight_floats(g.cout, g.cin)));
     rt::pack_lane_weights(d.w.data(), g.cout, g.cin, pw.data());
-    std::vector<float> got(d.ref.size());
-    std::vector<int> seen(got.size(), 0);
-    rt::conv_pointwise_to_lanes(d.x.data(), pw.data(), d.bias.data(), got.data(), p,
-                                CountingRelu{&seen});
-    SCOPED_TRACE(::testing::Message() << "into lanes: cin " << g.cin << " cout " << g.cout);
-    expect_close(from_lanes(got, g.batch, g.cout, plane), relu_of(d.ref), g.cin, "to lanes");
-    EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [](int n) { return n == 1; }));
-  }
-  const ConvGeom out_of[] = {
-      {2, 2, 32, 24, 1, {7, 7}, {1, 1}, {1, 1}, {1, 1}, {0, 0}},
-      {2, 1, 48, 16, 1, {14, 14}, {1, 1}, {1, 1}, {1, 1}, {0, 0}},
-      {2, 1, 16, 5, 1, {13, 13}, {1, 1}, {1, 1}, {1, 1}, {0, 0}},
-  };
-  for (const ConvGeom &g : out_of) {
-    const rt::ConvParams p = params(g);
-    const ConvData d = reference_conv(p, 37);
-    const int64_t plane = g.in[0] * g.in[1];
-    std::vector<float> pw(size_t(rt::lane_weight_floats(g.cout, g.cin)));
-    rt::pack_lane_weights(d.w.data(), g.cout, g.cin, pw.data());
-    const std::vector<float> x = to_lanes(d.x, g.batch, g.cin, plane);
+    const std::vector<float> x = c.in_lanes ? to_lanes(d.x, g.batch, g.cin, plane) : d.x;
     std::vector<float> got(d.ref.size());
     std::vector<int> seen(got.size(), 0);
     std::vector<float> scratch(static_cast<size_t>(rt::from_lanes_scratch_floats()));
-    rt::conv_pointwise_from_lanes(x.data(), pw.data(), d.bias.data(), got.data(), p,
-                                  CountingRelu{&seen}, scratch.data());
-    SCOPED_TRACE(::testing::Message() << "out of lanes: cin " << g.cin << " cout " << g.cout);
-    expect_close(got, relu_of(d.ref), g.cin, "from lanes");
+    const CountingRelu relu{&seen};
+    if (!c.in_lanes)
+      rt::conv_pointwise_to_lanes(x.data(), pw.data(), d.bias.data(), got.data(), p, relu);
+    else if (c.out_lanes)
+      rt::conv_pointwise_to_lanes<true>(x.data(), pw.data(), d.bias.data(), got.data(), p, relu);
+    else
+      rt::conv_pointwise_from_lanes(x.data(), pw.data(), d.bias.data(), got.data(), p, relu,
+                                    scratch.data());
+    SCOPED_TRACE(::testing::Message() << "lanes in " << c.in_lanes << " out " << c.out_lanes
+                                      << ": cin " << g.cin << " cout " << g.cout);
+    expect_close(c.out_lanes ? from_lanes(got, g.batch, g.cout, plane) : got, relu_of(d.ref),
+                 g.cin, "pointwise lanes");
     EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [](int n) { return n == 1; }));
   }
 }
@@ -488,29 +487,6 @@ TEST(ConvLanes, FirstConvIntoLanesMatchesReference) {
       params({2, 1, 16, 32, 1, {8, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}})));  // 16 inputs
   EXPECT_FALSE(rt::conv_to_lanes_fits(
       params({2, 1, 3, 24, 1, {8, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}})));   // 24 outputs
-}
-
-// A 1x1 conv from lane layout to lane layout (between two depthwise convs).
-TEST(ConvLanes, PointwiseLanesToLanesMatchesReference) {
-  const ConvGeom cases[] = {
-      {2, 2, 32, 48, 1, {7, 9}, {1, 1}, {1, 1}, {1, 1}, {0, 0}},
-      {2, 1, 16, 16, 1, {13, 13}, {1, 1}, {1, 1}, {1, 1}, {0, 0}},
-  };
-  for (const ConvGeom &g : cases) {
-    const rt::ConvParams p = params(g);
-    const ConvData d = reference_conv(p, 47);
-    const int64_t plane = g.in[0] * g.in[1];
-    std::vector<float> pw(size_t(rt::lane_weight_floats(g.cout, g.cin)));
-    rt::pack_lane_weights(d.w.data(), g.cout, g.cin, pw.data());
-    const std::vector<float> x = to_lanes(d.x, g.batch, g.cin, plane);
-    std::vector<float> got(d.ref.size());
-    std::vector<int> seen(got.size(), 0);
-    rt::conv_pointwise_to_lanes<true>(x.data(), pw.data(), d.bias.data(), got.data(), p,
-                                      CountingRelu{&seen});
-    SCOPED_TRACE(::testing::Message() << "lanes to lanes: cin " << g.cin << " cout " << g.cout);
-    expect_close(from_lanes(got, g.batch, g.cout, plane), relu_of(d.ref), g.cin, "lanes to lanes");
-    EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [](int n) { return n == 1; }));
-  }
 }
 
 TEST(ConvLanes, DepthwiseReadsAndWritesLanes) {

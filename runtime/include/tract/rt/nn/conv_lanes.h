@@ -1,6 +1,7 @@
-// tract runtime: f32 pointwise (1x1, stride 1, unpadded) convs into and out
-// of 16-channel lane layout, the two ends of an expand -> depthwise ->
-// project chain (MobileNet's inverted residual) kept blocked in between.
+// tract runtime: f32 convs into and out of 16-channel lane layout, the ends
+// of an expand -> depthwise -> project chain (MobileNet's inverted residual)
+// kept blocked in between: 1x1 convs (stride 1, unpadded) into, out of and
+// between lane layouts, and a network's first conv into it.
 //
 // Lane layout (NCHW16c) holds channel c of pixel i of image b at
 // ((b * C / 16 + c / 16) * plane + i) * 16 + c % 16: one vector is 16
@@ -13,7 +14,9 @@
 //   conv_pointwise_to_lanes   NCHW (or lane layout) in, lane layout out
 //       (the expand): the tile's accumulators are stored as they are;
 //   conv_pointwise_from_lanes lane layout in, NCHW out (the project): the
-//       tile is transposed into the output planes (lanes::scatter).
+//       tile is transposed into the output planes (lanes::scatter);
+//   conv_to_lanes             a k x k conv with few input channels (a stem),
+//       NCHW in, lane layout out, tap by tap from staged input rows.
 // Weights come packed at compile time (pack_lane_weights): for each block of
 // 16 output channels, each input channel's 16 weights side by side. The
 // bias starts the accumulators; the epilogue (gemm.h's contract, indices in
