@@ -28,6 +28,12 @@ TEST(VMath, RelativeAccuracyAgainstLibm) {
   auto sig = [](double x) { return 1.0 / (1.0 + std::exp(-x)); };
   EXPECT_LT(worst_relative([](float x) { return vm::exp(x); }, [](double x) { return std::exp(x); }, -87.0f, 88.7f), 5e-7);
   EXPECT_LT(worst_relative([](float x) { return vm::sigmoid(x); }, sig, -80.0f, 30.0f), 5e-7);
+  EXPECT_LT(worst_relative([](float x) { return vm::silu(x); }, [&](double x) { return x * sig(x); },
+                           -80.0f, 80.0f),
+            5e-7);
+  EXPECT_LT(worst_relative([](float x) { return vm::exp_normal(x); },
+                           [](double x) { return std::exp(x); }, -87.3f, 87.3f),
+            5e-7);
   EXPECT_LT(worst_relative([](float x) { return vm::tanh(x); }, [](double x) { return std::tanh(x); }, -12.0f, 12.0f), 5e-7);
   EXPECT_LT(worst_relative([](float x) { return vm::tanh(x); }, [](double x) { return std::tanh(x); }, -1e-3f, 1e-3f), 5e-7);
   EXPECT_LT(worst_relative([](float x) { return vm::erf(x); }, [](double x) { return std::erf(x); }, -6.0f, 6.0f), 5e-7);
@@ -45,6 +51,9 @@ TEST(VMath, SpecialValues) {
   EXPECT_NEAR(vm::exp(-100.0f), std::exp(-100.0f), 1.5e-45f) << "within one denormal step";
   EXPECT_EQ(vm::sigmoid(inf), 1.0f);
   EXPECT_EQ(vm::sigmoid(-inf), 0.0f);
+  EXPECT_EQ(vm::silu(inf), inf);
+  EXPECT_TRUE(std::isnan(vm::silu(-inf))) << "-inf * sigmoid(-inf) = -inf * 0";
+  EXPECT_EQ(vm::silu(-100.0f), 0.0f);
   EXPECT_EQ(vm::tanh(inf), 1.0f);
   EXPECT_EQ(vm::tanh(-inf), -1.0f);
   EXPECT_EQ(vm::erf(inf), 1.0f);

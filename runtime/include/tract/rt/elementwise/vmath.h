@@ -38,13 +38,12 @@ TRACT_RT_INLINE float from_bits(uint32_t i) {
 } // namespace detail
 
 namespace detail {
-// e^x = p * 2^n: the reduction and the polynomial, shared by exp and
-// exp_normal (which differ in how they build 2^n and guard the range).
-TRACT_RT_INLINE float exp_poly(float x, int32_t &n) {
-  // x = n ln2 + r. Round(x log2e) without a float -> int conversion and
-  // without clamping x first (compilers turn both into branches they will
-  // not vectorise): adding 1.5 * 2^23 leaves round(t) in the low mantissa
-  // bits. Out-of-range x give garbage here and are replaced by the callers.
+// x = n ln2 + r with |r| <= ln2 / 2 (returns r), shared by exp and
+// exp_normal. Round(x log2e) without a float -> int conversion and without
+// clamping x first (compilers turn both into branches they will not
+// vectorise): adding 1.5 * 2^23 leaves round(t) in the low mantissa bits.
+// Out-of-range x give garbage here and are replaced by the callers.
+TRACT_RT_INLINE float exp_reduce(float x, int32_t &n) {
   const float t = x * 1.44269504088896341f;
   const float shifted = t + 12582912.0f;
   uint32_t bits;
@@ -55,21 +54,21 @@ TRACT_RT_INLINE float exp_poly(float x, int32_t &n) {
 #else
   const float nf = shifted - 12582912.0f; // exact: no int -> float conversion
 #endif
-  float r = x - nf * 0.693359375f;
-  r = r - nf * -2.12194440e-4f;
+  const float r = x - nf * 0.693359375f;
+  return r - nf * -2.12194440e-4f;
+}
+} // namespace detail
+
+TRACT_RT_INLINE float exp(float x) {
+  int32_t n;
+  const float r = detail::exp_reduce(x, n);
   float p = 1.9875691500e-4f;
   p = p * r + 1.3981999507e-3f;
   p = p * r + 8.3334519073e-3f;
   p = p * r + 4.1665795894e-2f;
   p = p * r + 1.6666665459e-1f;
   p = p * r + 5.0000001201e-1f;
-  return p * r * r + r + 1.0f;
-}
-} // namespace detail
-
-TRACT_RT_INLINE float exp(float x) {
-  int32_t n;
-  const float p = detail::exp_poly(x, n);
+  p = p * r * r + r + 1.0f;
   // 2^n in two halves, so n down to -150 needs no denormal scale factor;
   // unsigned arithmetic: garbage n must not be undefined behaviour.
   const uint32_t n1 = static_cast<uint32_t>(n / 2), n2 = static_cast<uint32_t>(n) - n1;
@@ -80,13 +79,22 @@ TRACT_RT_INLINE float exp(float x) {
 }
 
 // e^x for x in [-kExpNormal, kExpNormal] (a normal result: 2^n in one
-// step, no range selects; NaN passes through). Callers clamp: the logistic
-// functions, where results past the range are 0 or 1 to float precision,
-// and are most of EfficientNet's element-wise work.
+// step, no range selects; NaN passes through), with a degree-5 polynomial
+// in Horner form (2.1e-7 relative on |r| <= ln2 / 2, fitted for float
+// evaluation; 5 FMAs where exp's more accurate form takes 8 operations).
+// Callers clamp: the logistic functions, where results past the range are 0
+// or 1 to float precision, and which are most of EfficientNet's
+// element-wise work.
 constexpr float kExpNormal = 87.3f;
 TRACT_RT_INLINE float exp_normal(float x) {
   int32_t n;
-  const float p = detail::exp_poly(x, n);
+  const float r = detail::exp_reduce(x, n);
+  float p = 8.297642693e-3f;
+  p = p * r + 4.191537946e-2f;
+  p = p * r + 1.666757464e-1f;
+  p = p * r + 4.999889433e-1f;
+  p = p * r + 9.999997020e-1f;
+  p = p * r + 1.000000119f;
   return p * detail::from_bits(static_cast<uint32_t>(n + 127) << 23);
 }
 
