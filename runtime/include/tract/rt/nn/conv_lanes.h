@@ -389,6 +389,12 @@ void conv_to_lanes(const float *x, const float *w, const float *bias, float *y,
           else
             detail::to_lanes_tile<R, 1>(taps_at(ow), sw, taps, wb, taps * L, bb, yo + ow * L,
                                         oplane * L);
+        // The row's last pixels: one tile of 2 (a KWS row of 10 is 8 + 2),
+        // then single pixels, each block on its own.
+        for (; ow + 2 <= ow_n && R > 2; ow += 2)
+          for (int64_t k = 0; k < nb; ++k)
+            detail::to_lanes_tile<2, 1>(taps_at(ow), sw, taps, wb + k * taps * L, taps * L,
+                                        bb + k * L, yo + k * oplane * L + ow * L, oplane * L);
         for (; ow < ow_n; ++ow)
           for (int64_t k = 0; k < nb; ++k)
             detail::to_lanes_tile<1, 1>(taps_at(ow), sw, taps, wb + k * taps * L, taps * L,
