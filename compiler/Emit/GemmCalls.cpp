@@ -9,6 +9,8 @@
 #include "compiler/Codegen/KernelChoice.h"
 #include "compiler/Emit/KernelCalls.h"
 
+#include "tract/rt/linalg/matmul_gemm.h"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -79,11 +81,13 @@ LogicalResult mlir::tract::buildGemmCall(Operation *top, StringRef epilogue, Ker
   std::string batch = declareArray(call, "kBatch", g.batch);
   std::string sa = declareArray(call, "kBatchStridesA", g.aBatchStrides);
   std::string sb = declareArray(call, "kBatchStridesB", g.bBatchStrides);
+  // B's form and A's source as template arguments (one GEMM instantiation
+  // per matmul in the firmware image), by the runtime's own rule.
   call.lines.push_back(fmt::format(
-      "tract::rt::gemm::matmul_f32(in0, in1, {}, out0, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, "
-      "{}, {}, par);",
-      packed, g.batch.size(), batch, sa, sb, g.m, g.n, g.k, g.aRs, g.aCs, g.bRs, g.bCs,
-      epilogue.str(), scratch));
+      "tract::rt::gemm::matmul_f32_as<{}, {}>(in0, in1, out0, {}, {}, {}, {}, {}, {}, {}, {}, {}, "
+      "{}, {}, {}, {}, par);",
+      packed, ::tract::rt::gemm::matmul_reads_row(g.m, packed), g.batch.size(), batch, sa, sb,
+      g.m, g.n, g.k, g.aRs, g.aCs, g.bRs, g.bCs, epilogue.str(), scratch));
   call.flops += 2 * result.getNumElements() * g.k;
   return success();
 }
