@@ -282,13 +282,15 @@ void gemm(int64_t m, int64_t n, int64_t k, const ASrc &a, const BSrc &b,
           const int64_t ldb = bp.row_stride;
           // (The narrow kernel first: it reads only its columns of B, which
           // lets InPlaceB end in a partial panel.)
-          if (cols <= kMaxNarrowCols && ap.a_step == MR)
+          // (A row read in place, RowA, has no 8-row panel: the narrow and
+          // full kernels would read 7 rows past it.)
+          if (!ASrc::kWholeK && cols <= kMaxNarrowCols)
             micro_kernel_narrow(cols, kb, apanel, bpanel, tile, ldb);
-          else if (rows == 1 && ap.a_step == MR)
+          else if (!ASrc::kWholeK && rows == 1)
             micro_kernel_rows<1>(kb, apanel, bpanel, tile, ldb);
-          else if (rows == 1 && ap.a_step == 1)
+          else if (ASrc::kWholeK && ap.a_step == 1)
             micro_kernel_rows<1, 1>(kb, apanel, bpanel, tile, ldb);
-          else if (rows == 1)
+          else if (ASrc::kWholeK)
             micro_kernel_rows<1, 0>(kb, apanel, bpanel, tile, ldb, ap.a_step);
           else if (rows == 2)
             micro_kernel_rows<2>(kb, apanel, bpanel, tile, ldb);
