@@ -24,6 +24,7 @@
 #pragma once
 
 #include "tract/rt/common.h"
+#include "tract/rt/nn/conv_gemm.h"
 #include "tract/rt/nn/conv_ref.h"
 #include "tract/rt/nn/lane_transpose.h"
 #include "tract/rt/parallel.h"
@@ -50,12 +51,9 @@ constexpr int64_t kMaxFromLanesPixels = 16;
 // Pixels the epilogue is run on at once (per channel or 16-channel block).
 constexpr int64_t kLanesEpilogueStripe = 128;
 
+// A 1x1 conv as conv_gemm's pointwise path takes it, ungrouped.
 constexpr bool conv_is_plain_pointwise(const ConvParams &p) {
-  const detail::Conv4 q = detail::conv4(p);
-  bool ok = p.groups <= 1;
-  for (int d = 0; d < 4; ++d)
-    ok = ok && q.ker[d] == 1 && q.st[d] == 1 && q.pad[d] == 0 && q.in[d] == q.out[d];
-  return ok;
+  return p.groups <= 1 && gemm::conv_is_pointwise(p);
 }
 
 // Packed weights: blocks of 16 output channels (the last zero-padded), each
