@@ -233,7 +233,8 @@ std::optional<std::string> packedWeightBytes(ConstOp c) {
     else
       wg::transform_weights<2>(w.data(), p, packed.data());
   } else if (algorithm == "pointwise_to_lanes" || algorithm == "pointwise_from_lanes" ||
-             algorithm == "pointwise_lanes" || algorithm == "conv_to_lanes") {
+             algorithm == "pointwise_lanes" || algorithm == "conv_to_lanes" ||
+             algorithm.starts_with("expand_depthwise")) {
     auto t = typeOf(cast<ConvOp>(anchor).getWeight());
     int64_t oc = t.getDimSize(0), taps = t.getNumElements() / oc;
     packed.resize(::tract::rt::lane_weight_floats(oc, taps));

@@ -14,6 +14,8 @@
 //                         | "conv_to_lanes"
 //                         | "depthwise_lanes_in" | "depthwise_lanes_out" | "depthwise_lanes"
 //                           (a chain kept in 16-channel lane layout: LaneChains.cpp)
+//                         | "expand_depthwise" [ "_lanes_in" | "_lanes_out" | "_lanes" ]
+//                           (a chained tract.kernel: 1x1 expand, then depthwise conv)
 //   tract.scratch_bytes   arena scratch the kernel uses while it runs
 //   tract.packed_weights  present when operand 1 arrives packed
 //   tract.scratch_offset  (tract-plan-memory) where the scratch lives

@@ -23,6 +23,14 @@
 // A pointwise conv between two depthwise convs (MobileNet v1, DS-CNN keyword
 // spotters) reads and writes lane layout (conv_pointwise_to_lanes<true>).
 //
+// Then, where the expanded tensor would not stay in L2
+// (conv_expand_depthwise_pays), the expand is fused into the depthwise conv:
+// one tract.kernel whose body holds both convs (the depthwise conv as its
+// tail), run by conv_expand_depthwise, which computes the expand row by row
+// into the depthwise conv's staged rows. Algorithms "expand_depthwise"
+// [_lanes_in | _lanes_out | _lanes]: which of the expand's input and the
+// depthwise conv's output stay in lane layout.
+//
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Codegen/KernelChoice.h"
@@ -30,7 +38,10 @@
 #include "tract/rt/nn/conv_depthwise.h"
 #include "tract/rt/nn/conv_lanes.h"
 
+#include "tract/rt/nn/conv_expand_depthwise.h"
+
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
 
 namespace mlir::tract {
 namespace {
@@ -101,6 +112,85 @@ void setAlgorithm(Operation *top, StringRef algorithm, int64_t scratchFloats) {
   top->setAttr(kScratchBytesAttr, b.getI64IntegerAttr(scratchFloats * 4));
 }
 
+// The ops of `top` (a conv, or a tract.kernel's body) cloned at `b`'s
+// insertion point with `map` (which maps `top`'s inputs); returns the value
+// `top` produces.
+Value cloneComputation(Operation *top, OpBuilder &b, IRMapping &map) {
+  auto kernel = dyn_cast<KernelOp>(top);
+  if (!kernel) {
+    Operation *copy = b.clone(*top, map);
+    return copy->getResult(0);
+  }
+  Block &body = kernel.getBody().front();
+  for (auto [arg, in] : llvm::zip(body.getArguments(), kernel.getInputs()))
+    map.map(arg, map.lookup(in));
+  for (Operation &op : body.without_terminator())
+    b.clone(op, map);
+  return map.lookup(body.getTerminator()->getOperand(0));
+}
+
+// Replaces expand `producer` and depthwise conv `top` (its only user) by one
+// chained tract.kernel: the expand's inputs, then the depthwise conv's
+// others.
+void fuseExpandDepthwise(Operation *producer, Operation *top, StringRef algorithm,
+                         int64_t scratchFloats) {
+  SmallVector<Value> inputs(producer->getOperands());
+  llvm::append_range(inputs, top->getOperands().drop_front());
+  OpBuilder b(top);
+  Location loc = b.getFusedLoc({producer->getLoc(), top->getLoc()});
+  auto kernel = b.create<KernelOp>(loc, top->getResult(0).getType(), inputs);
+  Block *body = new Block();
+  kernel.getBody().push_back(body);
+  for (Value v : inputs)
+    body->addArgument(v.getType(), v.getLoc());
+  OpBuilder ib = OpBuilder::atBlockEnd(body);
+  IRMapping map;
+  for (auto [i, v] : llvm::enumerate(producer->getOperands()))
+    map.map(v, body->getArgument(i));
+  Value expanded = cloneComputation(producer, ib, map);
+  IRMapping tailMap;
+  tailMap.map(top->getOperand(0), expanded);
+  for (auto [i, v] : llvm::enumerate(top->getOperands().drop_front()))
+    tailMap.map(v, body->getArgument(producer->getNumOperands() + i));
+  ib.create<YieldOp>(loc, cloneComputation(top, ib, tailMap));
+  kernel->setAttr(kPackedWeightsAttr, b.getUnitAttr());
+  setAlgorithm(kernel, algorithm, scratchFloats);
+  top->getResult(0).replaceAllUsesWith(kernel.getResult());
+  top->erase();
+  producer->erase();
+}
+
+// The expand -> depthwise pairs of lane chains where fusing pays.
+void fuseExpands(Block &body) {
+  SmallVector<Operation *> tops;
+  for (Operation &top : body) {
+    StringRef a = algorithmOf(&top);
+    if (a == "depthwise_lanes" || a == "depthwise_lanes_in")
+      tops.push_back(&top);
+  }
+  for (Operation *top : tops) {
+    Operation *producer = top->getOperand(0).getDefiningOp();
+    StringRef a = algorithmOf(producer);
+    if (a != "pointwise_to_lanes" && a != "pointwise_lanes")
+      continue;
+    // Only the anchor's operands come in (its epilogue reads nothing).
+    auto pc = cast<ConvOp>(gemmAnchor(producer));
+    if (producer->getNumOperands() != pc->getNumOperands())
+      continue;
+    ::tract::rt::ConvParams pe = convParamsOf(pc),
+                            pd = convParamsOf(cast<ConvOp>(gemmAnchor(top)));
+    if (!::tract::rt::conv_expand_depthwise_pays(pe, pd))
+      continue;
+    bool in = a == "pointwise_lanes", out = algorithmOf(top) == "depthwise_lanes";
+    fuseExpandDepthwise(producer, top,
+                        in && out ? "expand_depthwise_lanes"
+                        : in      ? "expand_depthwise_lanes_in"
+                        : out     ? "expand_depthwise_lanes_out"
+                                  : "expand_depthwise",
+                        ::tract::rt::expand_depthwise_scratch_floats(pd));
+  }
+}
+
 } // namespace
 
 void chooseLaneChains(Block &body) {
@@ -144,6 +234,7 @@ void chooseLaneChains(Block &body) {
                    in && out ? "depthwise_lanes" : in ? "depthwise_lanes_in" : "depthwise_lanes_out",
                    ::tract::rt::depthwise_scratch_floats(convParamsOf(dw)));
   }
+  fuseExpands(body);
 }
 
 } // namespace mlir::tract

@@ -32,12 +32,50 @@ bool mlir::tract::takesParallel(Operation *top) {
   return anchor && isa<MaxPoolOp>(anchor);
 }
 
+namespace {
+
+int64_t convFlops(ConvOp conv) {
+  auto w = cast<RankedTensorType>(conv.getWeight().getType());
+  return 2 * cast<RankedTensorType>(conv.getResult().getType()).getNumElements() *
+         (w.getNumElements() / w.getDimSize(0));
+}
+
+// A 1x1 expand chained into a depthwise conv (LaneChains.cpp): the kernel's
+// inputs are the expand's operands, then the depthwise conv's others; the
+// ops before the tail are the `epilogue_expand` functor in scope.
+LogicalResult buildExpandDepthwiseCall(KernelOp kernel, ConvOp expand, ConvOp depthwise,
+                                       StringRef epilogue, const std::string &scratch,
+                                       KernelCall &call) {
+  StringRef algorithm = kernel->getAttrOfType<StringAttr>(kAlgorithmAttr).getValue();
+  if (!algorithm.starts_with("expand_depthwise"))
+    return kernel.emitError("a chained kernel needs algorithm expand_depthwise, got ")
+           << algorithm;
+  bool in = algorithm.ends_with("_lanes") || algorithm.ends_with("_lanes_in");
+  bool out = algorithm.ends_with("_lanes") || algorithm.ends_with("_lanes_out");
+  call.lines.push_back(convParamsDecl(convParamsOf(expand), "pe"));
+  call.lines.push_back(convParamsDecl(convParamsOf(depthwise), "pd"));
+  unsigned wd = expand->getNumOperands();
+  call.lines.push_back(fmt::format(
+      "tract::rt::conv_expand_depthwise<{}, {}>(in0, in1, {}, in{}, {}, out0, pe, pd, "
+      "epilogue_expand, {}, {}, par);",
+      in, out, expand.getBias() ? "in2" : "nullptr", wd,
+      depthwise.getBias() ? fmt::format("in{}", wd + 1) : "nullptr", epilogue.str(), scratch));
+  call.flops += convFlops(expand) + convFlops(depthwise);
+  return success();
+}
+
+} // namespace
+
 LogicalResult mlir::tract::buildGemmCall(Operation *top, StringRef epilogue, KernelCall &call) {
   Operation *anchor = gemmAnchor(top);
   bool packed = top->hasAttr(kPackedWeightsAttr);
   auto scratchBytes = top->getAttrOfType<IntegerAttr>(kScratchBytesAttr);
   std::string scratch = scratchBytes && scratchBytes.getInt() > 0 ? "scratch" : "nullptr";
   auto result = cast<RankedTensorType>(anchor->getResult(0).getType());
+  auto kernel = dyn_cast<KernelOp>(top);
+  if (Operation *tail = kernel ? kernel.getTail() : nullptr)
+    return buildExpandDepthwiseCall(kernel, cast<ConvOp>(anchor), cast<ConvOp>(tail),
+                                    epilogue, scratch, call);
   if (auto conv = dyn_cast<ConvOp>(anchor)) {
     ::tract::rt::ConvParams p = convParamsOf(conv);
     call.lines.push_back(convParamsDecl(p));
@@ -72,8 +110,7 @@ LogicalResult mlir::tract::buildGemmCall(Operation *top, StringRef epilogue, Ker
           "tract::rt::gemm::conv_gemm_as<{}, tract::rt::gemm::conv_b_source(p)>(in0, in1, {}, "
           "out0, p, {}, {}, par);",
           packed, conv.getBias() ? "in2" : "nullptr", epilogue.str(), scratch));
-    auto w = cast<RankedTensorType>(conv.getWeight().getType());
-    call.flops += 2 * result.getNumElements() * (w.getNumElements() / w.getDimSize(0));
+    call.flops += convFlops(conv);
     return success();
   }
   auto mm = cast<MatMulOp>(anchor);

@@ -313,35 +313,26 @@ std::string transposedIndex(ArrayRef<int64_t> xShape, ArrayRef<int64_t> perm,
   return expr.empty() ? "0" : expr;
 }
 
-// A tract.kernel: its anchor's call writes out0, then one loop applies the
-// elementwise ops to each element with the runtime's scalar functors (the
-// same ones the standalone kernels use), so results do not change.
-LogicalResult buildFusedKernel(KernelOp kernel, KernelCall &call) {
-  Block &body = kernel.getBody().front();
-  Operation *anchor = kernel.getAnchor();
-  // The shape the body computes in (the result may be a reshape of it).
-  auto out = cast<RankedTensorType>(body.getTerminator()->getOperand(0).getType());
-  // A GEMM-run anchor takes the element-wise ops as its epilogue, applied to
-  // each tile before it is stored; otherwise the anchor writes out0 and one
-  // loop rewrites it.
-  bool epilogue = anchor && emitsGemm(kernel) &&
-                  typeOf(anchor->getResult(0)).getShape() == out.getShape();
-  // The epilogue's segments stay within one GEMM output row (gemm.h).
-  int64_t row = 0;
-  if (epilogue)
-    row = isa<ConvOp>(anchor) ? product(out.getShape().drop_front(2)) : out.getShape().back();
-  std::vector<std::string> hoisted; // epilogue lines before its loop
-  if (anchor && !epilogue && failed(buildKernelCall(anchor, call)))
-    return failure();
+// The scalar code of a run of a kernel body's elementwise ops: `loop` computes
+// one element i of `out` (`acc`, the value the run starts from, already
+// named), `result` names the value `last` holds. Operand reads inside a
+// GEMM epilogue (`row` > 0) index by segment (segmentIndex), hoisted.
+struct ElementCode {
+  std::vector<std::string> hoisted, loop;
+  std::string result;
+  int ops = 0;
+};
+
+FailureOr<ElementCode> elementCode(llvm::iterator_range<Block::iterator> ops, Value acc,
+                                   std::string accExpr, RankedTensorType out, int64_t row,
+                                   Value last) {
+  ElementCode code;
   Type element = out.getElementType();
   std::string T = cppElementType(element);
-  int64_t n = out.getNumElements();
-
-  std::vector<std::string> loop;
   llvm::DenseMap<Value, std::string> names;
-  if (anchor) {
-    loop.push_back(fmt::format("const {} acc = {};", T, epilogue ? "v[j]" : "out0[i]"));
-    names[anchor->getResult(0)] = "acc";
+  if (acc) {
+    code.loop.push_back(fmt::format("const {} acc = {};", T, accExpr));
+    names[acc] = "acc";
   }
   auto nameOf = [&](Value v) -> std::string {
     auto it = names.find(v);
@@ -354,24 +345,22 @@ LogicalResult buildFusedKernel(KernelOp kernel, KernelCall &call) {
     if (auto segment = row > 0 && !same
                            ? segmentIndex(typeOf(arg).getShape(), out.getShape(), row)
                            : std::nullopt) {
-      hoisted.push_back(fmt::format("const int64_t {}_base = {};", name, segment->first));
+      code.hoisted.push_back(fmt::format("const int64_t {}_base = {};", name, segment->first));
       index = segment->second == 0   ? name + "_base"
               : segment->second == 1 ? name + "_base + j"
                                      : fmt::format("{}_base + j * {}", name, segment->second);
     }
-    loop.push_back(fmt::format("const {} {} = in{}[{}];", T, name, arg.getArgNumber(), index));
+    code.loop.push_back(fmt::format("const {} {} = in{}[{}];", T, name, arg.getArgNumber(), index));
     return names[v] = name;
   };
-  int temp = 0, loads = 0;
-  for (Operation &op : body.without_terminator()) {
-    if (&op == anchor)
-      continue;
+  int loads = 0;
+  for (Operation &op : ops) {
     if (auto t = dyn_cast<TransposeOp>(op)) {
       auto arg = cast<BlockArgument>(t.getInput());
       std::string name = fmt::format("t{}", loads++);
-      loop.push_back(fmt::format("const {} {} = in{}[{}];", T, name, arg.getArgNumber(),
-                                 transposedIndex(typeOf(arg).getShape(), t.getPerm(),
-                                                 out.getShape())));
+      code.loop.push_back(fmt::format("const {} {} = in{}[{}];", T, name, arg.getArgNumber(),
+                                      transposedIndex(typeOf(arg).getShape(), t.getPerm(),
+                                                      out.getShape())));
       names[t.getResult()] = name;
       continue;
     }
@@ -398,33 +387,90 @@ LogicalResult buildFusedKernel(KernelOp kernel, KernelCall &call) {
                          nameOf(op.getOperand(1)));
     else
       return op.emitError("no scalar form for ") << op.getName() << " in a fused kernel";
-    std::string name = fmt::format("v{}", temp++);
-    loop.push_back(fmt::format("const {} {} = static_cast<{}>({});", T, name, T, expr));
+    std::string name = fmt::format("v{}", code.ops++);
+    code.loop.push_back(fmt::format("const {} {} = static_cast<{}>({});", T, name, T, expr));
     names[op.getResult(0)] = name;
   }
-  std::string result = nameOf(body.getTerminator()->getOperand(0));
+  code.result = nameOf(last);
+  return code;
+}
+
+// `auto NAME = [&](T *v, int64_t i0, int64_t count) {...};`: gemm.h's
+// epilogue contract, applying `code` to v[0, count), elements i0 + j.
+void addEpilogue(KernelCall &call, StringRef name, StringRef T, const ElementCode &code) {
+  call.lines.push_back(
+      fmt::format("auto {} = [&]({} *v, int64_t i0, int64_t count) {{", name.str(), T.str()));
+  for (const std::string &l : code.hoisted)
+    call.lines.push_back("  " + l);
+  call.lines.push_back("  for (int64_t j = 0; j < count; ++j) {");
+  call.lines.push_back("    const int64_t i = i0 + j;");
+  call.lines.push_back("    (void)i;");
+  for (const std::string &l : code.loop)
+    call.lines.push_back("    " + l);
+  call.lines.push_back(fmt::format("    v[j] = {};", code.result));
+  call.lines.push_back("  }");
+  call.lines.push_back("};");
+}
+
+// A tract.kernel: its anchor's call writes out0, then one loop applies the
+// elementwise ops to each element with the runtime's scalar functors (the
+// same ones the standalone kernels use), so results do not change. A
+// chained kernel (a tail conv) takes two epilogues: the ops before the tail
+// (`epilogue_expand`, on the anchor's result) and the ops after it.
+LogicalResult buildFusedKernel(KernelOp kernel, KernelCall &call) {
+  Block &body = kernel.getBody().front();
+  Operation *anchor = kernel.getAnchor(), *tail = kernel.getTail();
+  Value yielded = body.getTerminator()->getOperand(0);
+  // The shape the body computes in (the result may be a reshape of it).
+  auto out = cast<RankedTensorType>(yielded.getType());
+  // A GEMM-run anchor takes the element-wise ops as its epilogue, applied to
+  // each tile before it is stored; otherwise the anchor writes out0 and one
+  // loop rewrites it.
+  Operation *last = tail ? tail : anchor;
+  bool epilogue = anchor && emitsGemm(kernel) &&
+                  typeOf(last->getResult(0)).getShape() == out.getShape();
+  if (tail && !epilogue)
+    return kernel.emitError("a chained kernel runs only as its chosen algorithm");
+  // The epilogue's segments stay within one GEMM output row (gemm.h).
+  int64_t row = 0;
+  if (epilogue)
+    row = isa<ConvOp>(last) ? product(out.getShape().drop_front(2)) : out.getShape().back();
+  if (anchor && !epilogue && failed(buildKernelCall(anchor, call)))
+    return failure();
+  std::string T = cppElementType(out.getElementType());
+  auto after = [&](Operation *op) {
+    return op ? std::next(op->getIterator()) : body.begin();
+  };
+  if (tail) {
+    // The expand's epilogue reads no other tensor (LaneChains.cpp): no rows.
+    auto expand = elementCode(llvm::make_range(after(anchor), tail->getIterator()),
+                              anchor->getResult(0), "v[j]", typeOf(anchor->getResult(0)), 0,
+                              tail->getOperand(0));
+    if (failed(expand))
+      return failure();
+    addEpilogue(call, "epilogue_expand", T, *expand);
+    call.flops += typeOf(anchor->getResult(0)).getNumElements() * expand->ops;
+  }
+  auto code = elementCode(llvm::make_range(after(last), body.getTerminator()->getIterator()),
+                          last ? last->getResult(0) : Value(), epilogue ? "v[j]" : "out0[i]",
+                          out, row, yielded);
+  if (failed(code))
+    return failure();
+  int64_t n = out.getNumElements();
   if (epilogue) {
-    loop.push_back(fmt::format("v[j] = {};", result));
-    call.lines.push_back(fmt::format("auto epilogue = [&]({} *v, int64_t i0, int64_t count) {{", T));
-    for (std::string &l : hoisted)
-      call.lines.push_back("  " + l);
-    call.lines.push_back("  for (int64_t j = 0; j < count; ++j) {");
-    call.lines.push_back("    const int64_t i = i0 + j;");
-    call.lines.push_back("    (void)i;");
-    for (std::string &l : loop)
-      call.lines.push_back("    " + l);
-    call.lines.push_back("  }");
-    call.lines.push_back("};");
+    addEpilogue(call, "epilogue", T, *code);
     if (failed(buildGemmCall(kernel, "epilogue", call)))
       return failure();
   } else {
-    loop.push_back(fmt::format("out0[i] = {};", result));
     call.lines.push_back(fmt::format("for (int64_t i = 0; i < {}; ++i) {{", n));
-    for (std::string &l : loop)
+    for (const std::string &l : code->hoisted) // (none: row is 0)
       call.lines.push_back("  " + l);
+    for (const std::string &l : code->loop)
+      call.lines.push_back("  " + l);
+    call.lines.push_back(fmt::format("  out0[i] = {};", code->result));
     call.lines.push_back("}");
   }
-  call.flops += n * temp;
+  call.flops += n * code->ops;
   return success();
 }
 
@@ -438,11 +484,11 @@ std::string mlir::tract::declareArray(KernelCall &call, StringRef name, ArrayRef
   return name.str();
 }
 
-std::string mlir::tract::convParamsDecl(const ::tract::rt::ConvParams &p) {
+std::string mlir::tract::convParamsDecl(const ::tract::rt::ConvParams &p, StringRef name) {
   auto four = [](const int64_t *v) { return fmt::format("{{{}, {}, {}, {}}}", v[0], v[1], v[2], v[3]); };
   return fmt::format(
-      "static constexpr tract::rt::ConvParams p = {{{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}}};",
-      p.spatial_rank, p.batch, p.in_channels, p.out_channels, p.groups, four(p.in_size),
+      "static constexpr tract::rt::ConvParams {} = {{{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}}};",
+      name.str(), p.spatial_rank, p.batch, p.in_channels, p.out_channels, p.groups, four(p.in_size),
       four(p.out_size), four(p.kernel), four(p.stride), four(p.dilation), four(p.pad_begin));
 }
 

@@ -37,8 +37,8 @@ LogicalResult buildKernelCall(Operation *op, KernelCall &call);
 /// returns the expression to pass for it ("nullptr" when empty: zero-length
 /// arrays are not C++).
 std::string declareArray(KernelCall &call, llvm::StringRef name, ArrayRef<int64_t> values);
-/// `static constexpr tract::rt::ConvParams p = {...};`
-std::string convParamsDecl(const ::tract::rt::ConvParams &p);
+/// `static constexpr tract::rt::ConvParams NAME = {...};`
+std::string convParamsDecl(const ::tract::rt::ConvParams &p, llvm::StringRef name = "p");
 
 /// Whether `top` runs on a runtime kernel that takes an epilogue: the GEMM
 /// or the depthwise conv (tract-choose-kernels chose so).

@@ -703,6 +703,16 @@ Operation *KernelOp::getAnchor() {
   return &body.front();
 }
 
+Operation *KernelOp::getTail() {
+  Operation *anchor = getAnchor();
+  if (!anchor)
+    return nullptr;
+  for (Operation &op : llvm::make_range(std::next(anchor->getIterator()), getBody().front().end()))
+    if (isa<ConvOp>(op))
+      return &op;
+  return nullptr;
+}
+
 LogicalResult KernelOp::verify() {
   Block &body = getBody().front();
   if (body.getNumArguments() != getInputs().size())
@@ -726,9 +736,28 @@ LogicalResult KernelOp::verify() {
       if (!arg || arg.getArgNumber() != i)
         return emitOpError("expected the anchor's operands to be the first body arguments");
     }
+  // A chained kernel's ops before its tail produce the anchor's type; the
+  // tail reads the last of them, then the body arguments after the anchor's.
+  Operation *tail = getTail();
+  RankedTensorType produced = tail ? cast<RankedTensorType>(anchor->getResult(0).getType())
+                                   : computed;
+  Value last = anchor ? anchor->getResult(0) : Value();
   for (Operation &op : body.without_terminator()) {
     if (&op == anchor)
       continue;
+    if (&op == tail) {
+      if (op.getOperand(0) != last)
+        return emitOpError("expected the tail conv to read the value computed before it");
+      unsigned next = anchor->getNumOperands();
+      for (Value operand : op.getOperands().drop_front()) {
+        auto arg = dyn_cast<BlockArgument>(operand);
+        if (!arg || arg.getArgNumber() != next++)
+          return emitOpError("expected the tail's other operands to be the body arguments "
+                             "after the anchor's");
+      }
+      produced = computed;
+      continue;
+    }
     if (auto c = dyn_cast<ConstOp>(op)) {
       if (c.getType().getNumElements() != 1)
         return emitOpError("expected one-element constants in the body, got ") << c.getType();
@@ -740,9 +769,15 @@ LogicalResult KernelOp::verify() {
       continue;
     }
     if (isa<ConvOp, MatMulOp>(op) || op.getNumResults() != 1 ||
-        op.getResult(0).getType() != computed)
+        op.getResult(0).getType() != produced)
       return emitOpError("expected elementwise ops producing ")
-             << computed << " after the anchor, got " << op.getName();
+             << produced << " after the anchor, got " << op.getName();
+    last = op.getResult(0);
+  }
+  if (tail) {
+    Operation *yielded = yield.getValue().getDefiningOp();
+    if (!yielded || (yielded != tail && !tail->isBeforeInBlock(yielded)))
+      return emitOpError("expected the body to yield a value computed after the tail");
   }
   return success();
 }

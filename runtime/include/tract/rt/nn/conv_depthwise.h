@@ -203,18 +203,20 @@ inline void depthwise_lane_row(const float *const *rows, const Conv4 &q, const f
 } // namespace detail
 
 // Output channels [c0, c1) (c0 a multiple of 16) of every image, with
-// `scratch` its own. kInLanes / kOutLanes: x / y in lane layout (NCHW16c,
-// conv_lanes.h; channels % 16 == 0, multiplier 1), whose rows are staged
-// and stored as plain copies instead of transposes.
-template <bool kInLanes, bool kOutLanes, class Epi>
-void conv_depthwise_channels(const float *x, const float *w, const float *bias, float *y,
-                             const ConvParams &p, const Epi &epi, float *scratch, int64_t c0,
-                             int64_t c1) {
+// `scratch` its own. `stage(b, o0, ih, staged)` writes input row ih of image
+// b's channels [o0, o0 + 16) in lane layout to `staged` (iw x 16 floats;
+// the ring's padding around it stays zero). kOutLanes: y in lane layout
+// (NCHW16c, conv_lanes.h; channels % 16 == 0, multiplier 1), whose rows are
+// stored as plain copies instead of transposes.
+template <bool kOutLanes, class Stage, class Epi>
+void conv_depthwise_rows(const float *w, const float *bias, float *y, const ConvParams &p,
+                         const Stage &stage, const Epi &epi, float *scratch, int64_t c0,
+                         int64_t c1) {
   constexpr int64_t L = lanes::kLanes;
   const detail::Conv4 q = detail::conv4(p);
   const DepthwiseGeometry g = depthwise_geometry(p);
-  const int64_t taps = q.ker_vol, multiplier = p.out_channels / p.groups;
-  const int64_t ih_n = q.in[2], iw_n = q.in[3], oh_n = q.out[2], ow_n = q.out[3];
+  const int64_t taps = q.ker_vol;
+  const int64_t ih_n = q.in[2], oh_n = q.out[2], ow_n = q.out[3];
   float *wt = scratch;            // taps x 16
   float *bt = wt + taps * L;      // 16
   float *ring = bt + L;           // ring_rows x row_w x 16
@@ -223,7 +225,6 @@ void conv_depthwise_channels(const float *x, const float *w, const float *bias, 
   // Staged rows only ever get their interior written: padding stays zero.
   for (float *f = ring; f < out_row; ++f)
     *f = 0.0f;
-  const float *in_rows[L];
   float *out_planes[L];
   const float *w_rows[L];
   const float *rows[kDepthwiseMaxKernelRows];
@@ -235,24 +236,15 @@ void conv_depthwise_channels(const float *x, const float *w, const float *bias, 
     }
     lanes::gather(w_rows, 0, taps, wt);
     for (int64_t b = 0; b < p.batch; ++b) {
-      for (int64_t c = 0; c < L; ++c) {
-        in_rows[c] = c < nc ? x + (b * p.in_channels + (o0 + c) / multiplier) * q.in_plane
-                            : nullptr;
+      for (int64_t c = 0; c < L; ++c)
         out_planes[c] = c < nc ? y + (b * p.out_channels + o0 + c) * q.out_plane : nullptr;
-      }
       int64_t next_row = 0;   // input rows before this one are staged or not needed
       int64_t epi_row = 0;    // output rows before this one have had the epilogue
       for (int64_t oh = 0; oh < oh_n; ++oh) {
         const int64_t top = oh * q.st[2] - q.pad[2];
         const int64_t last = min_of(top + g.ring_rows - 1, ih_n - 1);
-        for (int64_t ih = max_of(max_of(next_row, top), 0); ih <= last; ++ih) {
-          float *staged = ring + ((ih % g.ring_rows) * g.row_w + q.pad[3]) * L;
-          if (kInLanes)
-            std::memcpy(staged, x + (b * p.in_channels + o0) * q.in_plane + ih * iw_n * L,
-                        sizeof(float) * static_cast<size_t>(iw_n * L));
-          else
-            lanes::gather(in_rows, ih * iw_n, iw_n, staged);
-        }
+        for (int64_t ih = max_of(max_of(next_row, top), 0); ih <= last; ++ih)
+          stage(b, o0, ih, ring + ((ih % g.ring_rows) * g.row_w + q.pad[3]) * L);
         next_row = max_of(next_row, last + 1);
         for (int64_t kh = 0; kh < q.ker[2]; ++kh) {
           const int64_t ih = top + kh * q.dil[2];
@@ -260,14 +252,12 @@ void conv_depthwise_channels(const float *x, const float *w, const float *bias, 
         }
         // (In lane layout, 16 channels' rows are one contiguous run.)
         const int64_t lanes_row0 = (b * p.out_channels + o0) * q.out_plane;
-        if (kOutLanes) {
-          detail::depthwise_lane_row(rows, q, wt, bt, out_row, ow_n);
+        detail::depthwise_lane_row(rows, q, wt, bt, out_row, ow_n);
+        if (kOutLanes)
           std::memcpy(y + lanes_row0 + oh * ow_n * L, out_row,
                       sizeof(float) * static_cast<size_t>(ow_n * L));
-        } else {
-          detail::depthwise_lane_row(rows, q, wt, bt, out_row, ow_n);
+        else
           lanes::scatter(out_row, ow_n, out_planes, oh * ow_n);
-        }
         // The epilogue runs on stripes of rows while they are in cache
         // (a whole plane at once when it is small).
         if ((oh + 1 - epi_row) * ow_n >= kDepthwiseEpilogueStripe || oh + 1 == oh_n) {
@@ -285,6 +275,30 @@ void conv_depthwise_channels(const float *x, const float *w, const float *bias, 
       }
     }
   }
+}
+
+// conv_depthwise_rows staging x's rows: kInLanes, x in lane layout (one
+// plain copy per row), else NCHW (16 rows transposed).
+template <bool kInLanes, bool kOutLanes, class Epi>
+void conv_depthwise_channels(const float *x, const float *w, const float *bias, float *y,
+                             const ConvParams &p, const Epi &epi, float *scratch, int64_t c0,
+                             int64_t c1) {
+  constexpr int64_t L = lanes::kLanes;
+  const detail::Conv4 q = detail::conv4(p);
+  const int64_t multiplier = p.out_channels / p.groups, iw_n = q.in[3];
+  auto stage = [&](int64_t b, int64_t o0, int64_t ih, float *staged) {
+    if (kInLanes) {
+      std::memcpy(staged, x + (b * p.in_channels + o0) * q.in_plane + ih * iw_n * L,
+                  sizeof(float) * static_cast<size_t>(iw_n * L));
+      return;
+    }
+    const float *in_rows[L];
+    for (int64_t c = 0; c < L; ++c)
+      in_rows[c] = o0 + c < c1 ? x + (b * p.in_channels + (o0 + c) / multiplier) * q.in_plane
+                               : nullptr;
+    lanes::gather(in_rows, ih * iw_n, iw_n, staged);
+  };
+  conv_depthwise_rows<kOutLanes>(w, bias, y, p, stage, epi, scratch, c0, c1);
 }
 
 // Blocks of 16 output channels are split over par.threads tasks, each with
