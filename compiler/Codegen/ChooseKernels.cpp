@@ -11,6 +11,9 @@
 //     F(2x2,3x3) ("winograd_f4", "winograd_f2") when the runtime's cost model
 //     (conv_winograd.h) says it beats im2col; its weights are transformed
 //     and packed at compile time.
+//   - a 1x1 conv on maps of one pixel (squeeze-and-excitation): the fully
+//     connected layer it is, x * W^T with W^T packed as B ("fully_connected",
+//     conv_fully_connected.h).
 //   - depthwise convs (groups, one input channel each; 1-d or 2-d): their
 //     own row-wise kernel with the same epilogue contract ("depthwise"); as
 //     a GEMM they would have M = 1 or 2. Other shapes of them stay on the
@@ -29,6 +32,7 @@
 
 #include "tract/rt/linalg/matmul_gemm.h"
 #include "tract/rt/nn/conv_depthwise.h"
+#include "tract/rt/nn/conv_fully_connected.h"
 #include "tract/rt/nn/conv_gemm.h"
 #include "tract/rt/nn/conv_lanes.h"
 #include "tract/rt/nn/conv_winograd.h"
@@ -71,10 +75,13 @@ std::string packKey(Operation *top) {
     if (!convUsesGemm(conv))
       return "";
     auto w = typeOf(conv.getWeight());
-    // Winograd transforms the weights for its tile size: a different packing.
-    return fmt::format("conv {} {} {} winograd {}", w.getDimSize(0), conv.getGroup(),
+    // Winograd transforms the weights for its tile size, a fully connected
+    // conv packs them as B: different packings.
+    ::tract::rt::ConvParams p = convParamsOf(conv);
+    return fmt::format("conv {} {} {} winograd {} fc {}", w.getDimSize(0), conv.getGroup(),
                        w.getNumElements() / w.getDimSize(0),
-                       ::tract::rt::winograd::choose_tile(convParamsOf(conv)));
+                       ::tract::rt::winograd::choose_tile(p),
+                       ::tract::rt::conv_is_fully_connected(p));
   }
   auto mm = cast<MatMulOp>(anchor);
   if (!allF32(mm) || typeOf(mm.getRhs()).getRank() != 2)
@@ -124,6 +131,9 @@ struct ChooseKernels : impl::TractChooseKernelsPassBase<ChooseKernels> {
           } else if (tile == 2) {
             algorithm = "winograd_f2";
             scratchFloats = ::tract::rt::winograd::scratch_floats<2>(p);
+          } else if (packed && ::tract::rt::conv_is_fully_connected(p)) {
+            algorithm = "fully_connected";
+            scratchFloats = ::tract::rt::fully_connected_scratch_floats(p);
           } else {
             algorithm = gm::conv_is_pointwise(p) ? "gemm_pointwise" : "im2col_gemm";
             scratchFloats = gm::conv_scratch_floats(p, packed);
@@ -239,6 +249,10 @@ std::optional<std::string> packedWeightBytes(ConstOp c) {
     int64_t oc = t.getDimSize(0), taps = t.getNumElements() / oc;
     packed.resize(::tract::rt::lane_weight_floats(oc, taps));
     ::tract::rt::pack_lane_weights(w.data(), oc, taps, packed.data());
+  } else if (algorithm == "fully_connected") {
+    ::tract::rt::ConvParams p = convParamsOf(cast<ConvOp>(anchor));
+    packed.resize(::tract::rt::fully_connected_weight_floats(p));
+    ::tract::rt::pack_fully_connected_weights(w.data(), p, packed.data());
   } else if (auto conv = dyn_cast<ConvOp>(anchor)) {
     auto t = typeOf(conv.getWeight());
     int64_t oc = t.getDimSize(0), k = t.getNumElements() / oc, groups = conv.getGroup();

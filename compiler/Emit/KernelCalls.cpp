@@ -431,10 +431,15 @@ LogicalResult buildFusedKernel(KernelOp kernel, KernelCall &call) {
                   typeOf(last->getResult(0)).getShape() == out.getShape();
   if (tail && !epilogue)
     return kernel.emitError("a chained kernel runs only as its chosen algorithm");
-  // The epilogue's segments stay within one GEMM output row (gemm.h).
+  // The epilogue's segments stay within one GEMM output row (gemm.h): a
+  // conv's output plane, a fully connected conv's image, a matmul's row.
   int64_t row = 0;
-  if (epilogue)
-    row = isa<ConvOp>(last) ? product(out.getShape().drop_front(2)) : out.getShape().back();
+  if (epilogue) {
+    auto algorithm = kernel->getAttrOfType<StringAttr>(kAlgorithmAttr).getValue();
+    row = !isa<ConvOp>(last)                ? out.getShape().back()
+          : algorithm == "fully_connected" ? product(out.getShape().drop_front(1))
+                                            : product(out.getShape().drop_front(2));
+  }
   if (anchor && !epilogue && failed(buildKernelCall(anchor, call)))
     return failure();
   std::string T = cppElementType(out.getElementType());

@@ -29,6 +29,7 @@
 #include "tract/rt/linalg/matmul_ref.h"
 #include "tract/rt/nn/conv_depthwise.h"
 #include "tract/rt/nn/conv_expand_depthwise.h"
+#include "tract/rt/nn/conv_fully_connected.h"
 #include "tract/rt/nn/conv_gemm.h"
 #include "tract/rt/nn/conv_lanes.h"
 #include "tract/rt/nn/conv_winograd.h"
