@@ -119,6 +119,9 @@ Value cloneComputation(Operation *top, OpBuilder &b, IRMapping &map) {
   auto kernel = dyn_cast<KernelOp>(top);
   if (!kernel) {
     Operation *copy = b.clone(*top, map);
+    // The choices are the fused kernel's, not its body's.
+    for (StringRef attr : {kAlgorithmAttr, kScratchBytesAttr, kPackedWeightsAttr})
+      copy->removeAttr(attr);
     return copy->getResult(0);
   }
   Block &body = kernel.getBody().front();

@@ -184,3 +184,52 @@ func.func @shared_weight(%x: tensor<4x16xf32>) -> (tensor<4x16xf32>, tensor<4x16
   %1 = tract.matmul %x, %w {transpose_b} : tensor<4x16xf32>, tensor<16x16xf32> -> tensor<4x16xf32>
   return %0, %1 : tensor<4x16xf32>, tensor<4x16xf32>
 }
+
+// -----
+
+// Where the expanded tensor outgrows L2 (128 channels at 64x64: 2 MB), the
+// expand (its ReLU with it) is fused into the depthwise conv: one chained
+// kernel whose inputs are the expand's, then the depthwise weights, its
+// scratch the depthwise conv's (16 x (9 taps + bias + 4 rows of 65 pixels
+// + an output row of 32) floats); the project still reads lane layout.
+// CHECK-LABEL: func @expand_fused
+// CHECK: %[[K:.*]] = tract.kernel(%arg0, %[[W1:.*]], %[[B1:.*]], %[[D:.*]]) {tract.algorithm = "expand_depthwise_lanes_out", tract.packed_weights, tract.scratch_bytes = 19328 : i64}
+// CHECK: ^bb0(%[[X:.*]]: tensor<1x16x64x64xf32>, %[[W:.*]]: tensor<128x16x1x1xf32>, %[[B:.*]]: tensor<128xf32>, %[[DW:.*]]: tensor<128x1x3x3xf32>):
+// CHECK-NEXT: %[[E:.*]] = tract.conv %[[X]], %[[W]], %[[B]] {{{[^}]*}}group = 1 : i64{{[^}]*}}}
+// CHECK-NEXT: %[[R:.*]] = tract.relu %[[E]]
+// CHECK-NEXT: %[[Y:.*]] = tract.conv %[[R]], %[[DW]] {dilations = array<i64: 1, 1>, group = 128 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} :
+// CHECK-NEXT: tract.yield %[[Y]]
+// CHECK: tract.conv %[[K]], {{.*}}tract.algorithm = "pointwise_from_lanes"
+func.func @expand_fused(%x: tensor<1x16x64x64xf32>) -> tensor<1x16x32x32xf32> {
+  %w1 = tract.const dense<0.5> : tensor<128x16x1x1xf32>
+  %b1 = tract.const dense<0.5> : tensor<128xf32>
+  %d = tract.const dense<1.0> : tensor<128x1x3x3xf32>
+  %w2 = tract.const dense<0.25> : tensor<16x128x1x1xf32>
+  %0 = tract.kernel (%x, %w1, %b1) : (tensor<1x16x64x64xf32>, tensor<128x16x1x1xf32>, tensor<128xf32>) -> tensor<1x128x64x64xf32> {
+  ^bb0(%a: tensor<1x16x64x64xf32>, %w: tensor<128x16x1x1xf32>, %b: tensor<128xf32>):
+    %c = tract.conv %a, %w, %b {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1} : (tensor<1x16x64x64xf32>, tensor<128x16x1x1xf32>, tensor<128xf32>) -> tensor<1x128x64x64xf32>
+    %r = tract.relu %c : tensor<1x128x64x64xf32>
+    tract.yield %r : tensor<1x128x64x64xf32>
+  }
+  %1 = tract.conv %0, %d {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 128} : (tensor<1x128x64x64xf32>, tensor<128x1x3x3xf32>) -> tensor<1x128x32x32xf32>
+  %2 = tract.conv %1, %w2 {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1} : (tensor<1x128x32x32xf32>, tensor<16x128x1x1xf32>) -> tensor<1x16x32x32xf32>
+  return %2 : tensor<1x16x32x32xf32>
+}
+
+// -----
+
+// A 1x1 conv on one-pixel maps (squeeze-and-excitation) is a fully
+// connected layer: weights packed as B; at batch 1 the row is read in place
+// (no scratch), at batch 2 A is packed into scratch (matmul_scratch_floats:
+// 512 floats).
+// CHECK-LABEL: func @fully_connected
+// CHECK: tract.conv {{.*}}tract.algorithm = "fully_connected", tract.packed_weights, tract.scratch_bytes = 0 : i64
+// CHECK: tract.conv {{.*}}tract.algorithm = "fully_connected", tract.packed_weights, tract.scratch_bytes = 2048 : i64
+func.func @fully_connected(%x: tensor<1x64x1x1xf32>, %y: tensor<2x64x1x1xf32>) -> (tensor<1x32x1x1xf32>, tensor<2x32x1x1xf32>) {
+  %w = tract.const dense<0.5> : tensor<32x64x1x1xf32>
+  %w2 = tract.const dense<0.25> : tensor<32x64x1x1xf32>
+  %b = tract.const dense<0.5> : tensor<32xf32>
+  %0 = tract.conv %x, %w, %b {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1} : (tensor<1x64x1x1xf32>, tensor<32x64x1x1xf32>, tensor<32xf32>) -> tensor<1x32x1x1xf32>
+  %1 = tract.conv %y, %w2 {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1} : (tensor<2x64x1x1xf32>, tensor<32x64x1x1xf32>) -> tensor<2x32x1x1xf32>
+  return %0, %1 : tensor<1x32x1x1xf32>, tensor<2x32x1x1xf32>
+}

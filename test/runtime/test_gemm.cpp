@@ -6,6 +6,8 @@
 #include "tract/rt/linalg/gemm.h"
 #include "tract/rt/linalg/matmul_gemm.h"
 #include "tract/rt/nn/conv_depthwise.h"
+#include "tract/rt/nn/conv_expand_depthwise.h"
+#include "tract/rt/nn/conv_fully_connected.h"
 #include "tract/rt/nn/conv_lanes.h"
 #include "tract/rt/nn/conv_winograd.h"
 #include "tract/rt/nn/conv_gemm.h"
@@ -529,6 +531,119 @@ TEST(ConvLanes, DepthwiseReadsAndWritesLanes) {
       params({2, 1, 24, 24, 24, {6, 6}, {3, 3}, {1, 1}, {1, 1}, {1, 1}})));
 }
 
+// A 1x1 expand fused into the depthwise conv that reads it, against the
+// two reference convs: each side in NCHW or lane layout, rows that end in
+// the expand's 4- and 1-pixel tails (21, 37), stride 2, a 5x5 kernel, batch
+// 2, no biases. Each epilogue sees every element of its tensor once, at its
+// index in that tensor's layout (the expanded one in lane layout).
+TEST(ConvLanes, ExpandFusedIntoDepthwiseMatchesTwoConvs) {
+  struct Case {
+    bool in_lanes, out_lanes, bias;
+    int64_t batch, cin, c, h, w, ker, stride;
+  };
+  const Case cases[] = {
+      {false, false, true, 2, 5, 32, 9, 21, 3, 1},
+      {false, true, true, 1, 3, 48, 15, 14, 3, 2},
+      {true, true, false, 1, 16, 16, 13, 37, 5, 1},
+      {true, false, true, 2, 32, 32, 7, 7, 3, 2},
+  };
+  for (const Case &c : cases) {
+    const int64_t pad = c.ker / 2;
+    const rt::ConvParams pe =
+        params({2, c.batch, c.cin, c.c, 1, {c.h, c.w}, {1, 1}, {1, 1}, {1, 1}, {0, 0}});
+    const rt::ConvParams pd = params({2, c.batch, c.c, c.c, c.c, {c.h, c.w}, {c.ker, c.ker},
+                                      {c.stride, c.stride}, {1, 1}, {pad, pad}});
+    ASSERT_TRUE(rt::conv_expand_depthwise_fits(pe, pd));
+    const int64_t plane = c.h * c.w, out_plane = pd.out_size[0] * pd.out_size[1];
+    // The reference: expand, ReLU, depthwise conv (ReLU again below).
+    ConvData e = reference_conv(pe, 51);
+    if (!c.bias)
+      rt::conv(e.x.data(), e.w.data(), nullptr, e.ref.data(), pe);
+    std::vector<float> expanded(e.ref.size());
+    for (size_t i = 0; i < expanded.size(); ++i)
+      expanded[i] = e.ref[i] < 0.0f ? 0.0f : e.ref[i];
+    const auto wd = random_floats(size_t(c.c * c.ker * c.ker), 52);
+    const auto bd = random_floats(size_t(c.c), 53);
+    std::vector<float> ref(size_t(c.batch * c.c * out_plane));
+    rt::conv(expanded.data(), wd.data(), c.bias ? bd.data() : nullptr, ref.data(), pd);
+
+    std::vector<float> we(size_t(rt::lane_weight_floats(c.c, c.cin)));
+    rt::pack_lane_weights(e.w.data(), c.c, c.cin, we.data());
+    const std::vector<float> x = c.in_lanes ? to_lanes(e.x, c.batch, c.cin, plane) : e.x;
+    std::vector<float> scratch(size_t(rt::expand_depthwise_scratch_floats(pd)), std::nanf(""));
+    std::vector<float> got(ref.size());
+    std::vector<int> seen_e(expanded.size(), 0), seen(got.size(), 0);
+    const CountingRelu relu_e{&seen_e}, relu{&seen};
+    const float *be = c.bias ? e.bias.data() : nullptr, *bdp = c.bias ? bd.data() : nullptr;
+    if (c.in_lanes && c.out_lanes)
+      rt::conv_expand_depthwise<true, true>(x.data(), we.data(), be, wd.data(), bdp, got.data(),
+                                            pe, pd, relu_e, relu, scratch.data());
+    else if (c.in_lanes)
+      rt::conv_expand_depthwise<true, false>(x.data(), we.data(), be, wd.data(), bdp,
+                                             got.data(), pe, pd, relu_e, relu, scratch.data());
+    else if (c.out_lanes)
+      rt::conv_expand_depthwise<false, true>(x.data(), we.data(), be, wd.data(), bdp,
+                                             got.data(), pe, pd, relu_e, relu, scratch.data());
+    else
+      rt::conv_expand_depthwise<false, false>(x.data(), we.data(), be, wd.data(), bdp,
+                                              got.data(), pe, pd, relu_e, relu, scratch.data());
+    SCOPED_TRACE(::testing::Message() << "lanes in " << c.in_lanes << " out " << c.out_lanes
+                                      << ": " << c.cin << " -> " << c.c << " at " << c.h << "x"
+                                      << c.w << ", " << c.ker << "x" << c.ker << " stride "
+                                      << c.stride);
+    expect_close(c.out_lanes ? from_lanes(got, c.batch, c.c, out_plane) : got, relu_of(ref),
+                 c.cin + c.ker * c.ker, "expand + depthwise");
+    EXPECT_TRUE(std::all_of(seen_e.begin(), seen_e.end(), [](int n) { return n == 1; }));
+    EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [](int n) { return n == 1; }));
+  }
+  // Fused where the expanded tensor outgrows L2, not where it stays there.
+  const auto pays = [](int64_t cin, int64_t c, int64_t hw) {
+    return rt::conv_expand_depthwise_pays(
+        params({2, 1, cin, c, 1, {hw, hw}, {1, 1}, {1, 1}, {1, 1}, {0, 0}}),
+        params({2, 1, c, c, c, {hw, hw}, {3, 3}, {1, 1}, {1, 1}, {1, 1}}));
+  };
+  EXPECT_TRUE(pays(16, 96, 112));
+  EXPECT_TRUE(pays(32, 192, 28));
+  EXPECT_FALSE(pays(64, 384, 14));
+  EXPECT_FALSE(rt::conv_expand_depthwise_fits(
+      params({2, 1, 8, 24, 1, {8, 8}, {1, 1}, {1, 1}, {1, 1}, {0, 0}}),
+      params({2, 1, 24, 24, 24, {8, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}}))); // 24 channels
+}
+
+// A 1x1 conv on one-pixel maps as a fully connected layer: batch 1 (the
+// row read in place) and 3, output channels past whole column panels, with
+// and without bias; the epilogue sees each output once at its index.
+TEST(ConvFullyConnected, MatchesReferenceConv) {
+  for (int64_t batch : {1, 3})
+    for (bool bias : {true, false}) {
+      const rt::ConvParams p = params({2, batch, 70, 37, 1, {1, 1}, {1, 1}, {1, 1}, {1, 1}, {0, 0}});
+      ASSERT_TRUE(rt::conv_is_fully_connected(p));
+      ConvData d = reference_conv(p, 61);
+      if (!bias)
+        rt::conv(d.x.data(), d.w.data(), nullptr, d.ref.data(), p);
+      std::vector<float> packed(size_t(rt::fully_connected_weight_floats(p)));
+      rt::pack_fully_connected_weights(d.w.data(), p, packed.data());
+      std::vector<float> scratch(size_t(rt::fully_connected_scratch_floats(p)) + 1);
+      std::vector<float> got(d.ref.size());
+      std::vector<int> seen(got.size(), 0);
+      const float *b = bias ? d.bias.data() : nullptr;
+      if (batch == 1)
+        rt::conv_fully_connected<true>(d.x.data(), packed.data(), b, got.data(), p,
+                                       CountingRelu{&seen}, scratch.data());
+      else
+        rt::conv_fully_connected<false>(d.x.data(), packed.data(), b, got.data(), p,
+                                        CountingRelu{&seen}, scratch.data());
+      SCOPED_TRACE(::testing::Message() << "batch " << batch << " bias " << bias);
+      expect_close(got, relu_of(d.ref), 70, "fully connected conv");
+      EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [](int n) { return n == 1; }));
+    }
+  EXPECT_EQ(rt::fully_connected_scratch_floats(
+                params({2, 1, 70, 37, 1, {1, 1}, {1, 1}, {1, 1}, {1, 1}, {0, 0}})),
+            0);
+  EXPECT_FALSE(rt::conv_is_fully_connected(
+      params({2, 1, 70, 37, 1, {2, 1}, {1, 1}, {1, 1}, {1, 1}, {0, 0}}))); // two pixels
+}
+
 // Lane layout round trip (the depthwise conv's transposes): rows of every
 // length around the 16-float blocks, an offset, null rows.
 TEST(LaneTranspose, GatherAndScatterMatchScalarTranspose) {
@@ -700,6 +815,39 @@ TEST(Parallel, KernelsSplitOverTasksMatchSerial) {
                                     par);
       EXPECT_EQ(serial_back, parallel_back)
           << "from lanes " << lc.h << "x" << lc.w << ", threads " << threads;
+    }
+    // An expand fused into a depthwise conv (channel blocks split) and a
+    // fully connected conv (columns split).
+    {
+      const rt::ConvParams pe = params({2, 2, 8, 64, 1, {40, 36}, {1, 1}, {1, 1}, {1, 1}, {0, 0}});
+      const rt::ConvParams pd = params({2, 2, 64, 64, 64, {40, 36}, {3, 3}, {2, 2}, {1, 1}, {1, 1}});
+      const auto x = random_floats(2 * 8 * 40 * 36, 29), w = random_floats(64 * 8, 30);
+      const auto wd = random_floats(64 * 9, 31);
+      std::vector<float> we(size_t(rt::lane_weight_floats(64, 8)));
+      rt::pack_lane_weights(w.data(), 64, 8, we.data());
+      const int64_t per = rt::expand_depthwise_scratch_floats(pd);
+      std::vector<float> scratch(size_t(per * threads)), serial(2 * 64 * 20 * 18),
+          parallel(serial.size());
+      rt::Parallel par{rt::ThreadPool::parallel_for, &pool, threads, scratch.data() + per, per};
+      rt::conv_expand_depthwise<false, true>(x.data(), we.data(), nullptr, wd.data(), nullptr,
+                                             serial.data(), pe, pd, gm::NoEpilogue{},
+                                             gm::NoEpilogue{}, scratch.data());
+      rt::conv_expand_depthwise<false, true>(x.data(), we.data(), nullptr, wd.data(), nullptr,
+                                             parallel.data(), pe, pd, gm::NoEpilogue{},
+                                             gm::NoEpilogue{}, scratch.data(), par);
+      EXPECT_EQ(serial, parallel) << "expand + depthwise, threads " << threads;
+
+      const rt::ConvParams fc = params({2, 1, 1152, 480, 1, {1, 1}, {1, 1}, {1, 1}, {1, 1}, {0, 0}});
+      const auto xf = random_floats(1152, 32), wf = random_floats(480 * 1152, 33);
+      std::vector<float> packed(size_t(rt::fully_connected_weight_floats(fc)));
+      rt::pack_fully_connected_weights(wf.data(), fc, packed.data());
+      std::vector<float> fc_serial(480), fc_parallel(480);
+      rt::Parallel fc_par{rt::ThreadPool::parallel_for, &pool, threads, nullptr, 0};
+      rt::conv_fully_connected<true>(xf.data(), packed.data(), nullptr, fc_serial.data(), fc,
+                                     gm::NoEpilogue{}, nullptr);
+      rt::conv_fully_connected<true>(xf.data(), packed.data(), nullptr, fc_parallel.data(), fc,
+                                     gm::NoEpilogue{}, nullptr, fc_par);
+      EXPECT_EQ(fc_serial, fc_parallel) << "fully connected conv, threads " << threads;
     }
     // A stem into lane layout (output rows split).
     const rt::ConvParams stem = params({2, 2, 3, 32, 1, {64, 60}, {3, 3}, {2, 2}, {1, 1}, {1, 1}});

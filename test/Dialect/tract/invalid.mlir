@@ -127,3 +127,30 @@ func.func @kernel_anchor_operands(%x: tensor<2x2xf32>, %y: tensor<2x2xf32>) -> t
   }
   return %0 : tensor<2x2xf32>
 }
+
+// -----
+
+func.func @kernel_tail_input(%x: tensor<1x16x4x4xf32>, %w: tensor<16x16x1x1xf32>, %d: tensor<16x1x3x3xf32>) -> tensor<1x16x4x4xf32> {
+  // expected-error @+1 {{expected the tail conv to read the value computed before it}}
+  %0 = tract.kernel(%x, %w, %d) : (tensor<1x16x4x4xf32>, tensor<16x16x1x1xf32>, tensor<16x1x3x3xf32>) -> tensor<1x16x4x4xf32> {
+  ^bb0(%a: tensor<1x16x4x4xf32>, %b: tensor<16x16x1x1xf32>, %c: tensor<16x1x3x3xf32>):
+    %e = tract.conv %a, %b {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1} : (tensor<1x16x4x4xf32>, tensor<16x16x1x1xf32>) -> tensor<1x16x4x4xf32>
+    %r = tract.relu %e : tensor<1x16x4x4xf32>
+    %y = tract.conv %e, %c {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 16} : (tensor<1x16x4x4xf32>, tensor<16x1x3x3xf32>) -> tensor<1x16x4x4xf32>
+    tract.yield %y : tensor<1x16x4x4xf32>
+  }
+  return %0 : tensor<1x16x4x4xf32>
+}
+
+// -----
+
+func.func @kernel_tail_operands(%x: tensor<1x16x4x4xf32>, %w: tensor<16x16x1x1xf32>, %d: tensor<16x1x3x3xf32>) -> tensor<1x16x4x4xf32> {
+  // expected-error @+1 {{expected the tail's other operands to be the body arguments after the anchor's}}
+  %0 = tract.kernel(%x, %w, %d, %d) : (tensor<1x16x4x4xf32>, tensor<16x16x1x1xf32>, tensor<16x1x3x3xf32>, tensor<16x1x3x3xf32>) -> tensor<1x16x4x4xf32> {
+  ^bb0(%a: tensor<1x16x4x4xf32>, %b: tensor<16x16x1x1xf32>, %c: tensor<16x1x3x3xf32>, %c2: tensor<16x1x3x3xf32>):
+    %e = tract.conv %a, %b {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1} : (tensor<1x16x4x4xf32>, tensor<16x16x1x1xf32>) -> tensor<1x16x4x4xf32>
+    %y = tract.conv %e, %c2 {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 16} : (tensor<1x16x4x4xf32>, tensor<16x1x3x3xf32>) -> tensor<1x16x4x4xf32>
+    tract.yield %y : tensor<1x16x4x4xf32>
+  }
+  return %0 : tensor<1x16x4x4xf32>
+}
