@@ -61,8 +61,16 @@ TEST(VMath, SpecialValues) {
   EXPECT_EQ(vm::tanh(0.0f), 0.0f);
   EXPECT_EQ(vm::erf(0.0f), 0.0f);
   for (float (*f)(float) : {+[](float x) { return vm::exp(x); }, +[](float x) { return vm::sigmoid(x); },
-                            +[](float x) { return vm::tanh(x); }, +[](float x) { return vm::erf(x); }})
+                            +[](float x) { return vm::tanh(x); }, +[](float x) { return vm::erf(x); },
+                            +[](float x) { return vm::silu(x); }}) {
     EXPECT_TRUE(std::isnan(f(nan)));
+    EXPECT_TRUE(std::isnan(f(-nan)));
+  }
+  // The exp argument's clamp: just inside and past the bound, both signs.
+  EXPECT_EQ(vm::clamp_exp_arg(87.0f), 87.0f);
+  EXPECT_EQ(vm::clamp_exp_arg(-87.0f), -87.0f);
+  EXPECT_EQ(vm::clamp_exp_arg(1e30f), vm::kExpNormal);
+  EXPECT_EQ(vm::clamp_exp_arg(-inf), -vm::kExpNormal);
 }
 
 } // namespace
