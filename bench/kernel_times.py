@@ -46,6 +46,7 @@ def main():
     ap.add_argument("--repeat", type=int, default=30)
     ap.add_argument("--top", type=int, default=25)
     ap.add_argument("--workdir", default=None)
+    ap.add_argument("--threads", type=int, default=1, help="the generated main's --threads")
     ap.add_argument("--tractc", default=os.path.join(REPO, "build", "bin", "tractc"))
     args = ap.parse_args()
     work = args.workdir or tempfile.mkdtemp(prefix="kernel_times_")
@@ -62,7 +63,8 @@ def main():
                     "-o", exe], check=True)
     os.makedirs(os.path.join(work, "out"), exist_ok=True)
     r = subprocess.run([exe, args.input, "-o", os.path.join(work, "out"), "--repeat",
-                        str(args.repeat)], check=True, capture_output=True, text=True)
+                        str(args.repeat), "--threads", str(args.threads)], check=True,
+                       capture_output=True, text=True)
     runs = args.repeat + 2  # the first run, the warm-up, the timed runs
     seconds = {}
     for line in r.stderr.splitlines():

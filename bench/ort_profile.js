@@ -1,15 +1,16 @@
 // ONNX Runtime's own per-node profile of one model (onnxruntime-node, CPU,
-// one thread, all graph optimisations), the peer of kernel_times.py:
-//   node ort_profile.js ORT_MODULE_DIR MODEL.onnx D0,D1,... RUNS PREFIX
+// THREADS intra-op threads, all graph optimisations), the peer of
+// kernel_times.py:
+//   node ort_profile.js ORT_MODULE_DIR MODEL.onnx D0,D1,... RUNS PREFIX THREADS
 // Runs the model RUNS times on a fixed input and writes ORT's profile JSON
 // (PREFIX*.json). ort_profile.py starts it and sums the JSON up.
 'use strict';
-const [ortDir, modelPath, dims, runs, prefix] = process.argv.slice(2);
+const [ortDir, modelPath, dims, runs, prefix, threads] = process.argv.slice(2);
 const ort = require(ortDir);
 
 async function main() {
   const session = await ort.InferenceSession.create(modelPath, {
-    intraOpNumThreads: 1,
+    intraOpNumThreads: Number(threads || 1),
     interOpNumThreads: 1,
     executionMode: 'sequential',
     graphOptimizationLevel: 'all',

@@ -3,7 +3,7 @@
 
 The peer of kernel_times.py (tractc's per-kernel profile): run both on a model to see which layers
 the other engine runs faster. Uses ORT's built-in profiler through bench/ort_profile.js (ORT 1.30,
-onnxruntime-node, installed into build/bench/ort by run_bench.py); one thread.
+onnxruntime-node, installed into build/bench/ort by run_bench.py); one thread unless --threads.
 
 Usage: ort_profile.py MODEL.onnx [--runs 50] [--top 25]
 """
@@ -26,6 +26,7 @@ def main():
     ap.add_argument("model")
     ap.add_argument("--runs", type=int, default=50)
     ap.add_argument("--top", type=int, default=25)
+    ap.add_argument("--threads", type=int, default=1, help="intra-op threads")
     ap.add_argument("--ort", default=os.path.join(REPO, "build", "bench", "ort", "node_modules",
                                                   "onnxruntime-node"))
     args = ap.parse_args()
@@ -34,7 +35,8 @@ def main():
     dims = [d.dim_value or 1 for d in onnx.load(args.model).graph.input[0].type.tensor_type.shape.dim]
     work = tempfile.mkdtemp(prefix="ort_profile_")
     subprocess.run(["node", os.path.join(HERE, "ort_profile.js"), args.ort, args.model,
-                    ",".join(map(str, dims)), str(args.runs), os.path.join(work, "profile")],
+                    ",".join(map(str, dims)), str(args.runs), os.path.join(work, "profile"),
+                    str(args.threads)],
                    check=True)
     events = json.load(open(glob.glob(os.path.join(work, "profile*.json"))[0]))
     by_op, by_node = collections.defaultdict(float), collections.defaultdict(float)
