@@ -5,6 +5,9 @@
 #include "tract/rt/common.h"
 #include "tract/rt/parallel.h"
 
+#include <cstring>
+#include <type_traits>
+
 namespace tract {
 namespace rt {
 
@@ -178,6 +181,104 @@ template <class T> void max_pool_rows(const T *x, T *y, const Pool4 &q, int64_t 
   }
 }
 
+#if defined(__GNUC__)
+// Floats per row max_pool_rows_floats stages: the left padding, the row, the
+// windows' reach past it and one vector of slack.
+constexpr int64_t kMaxPoolStagedFloats = 2 * kMaxPoolRowElements + 64;
+constexpr int64_t kMaxPoolVectorRows = 16;
+
+// Whether max_pool_rows_floats takes a 2-d float pool: rows of 16 or more
+// that fit the staged row, strides 1 or 2 along the row.
+inline bool max_pool_rows_floats_fit(const Pool4 &q) {
+  const int64_t reach = (q.out[3] - 1) * q.st[3] + (q.ker[3] - 1) * q.dil[3] + 1;
+  return q.in[3] >= 16 && q.pb[3] + q.in[3] <= kMaxPoolRowElements &&
+         reach + 32 <= kMaxPoolStagedFloats && (q.st[3] == 1 || q.st[3] == 2) &&
+         q.ker[2] <= kMaxPoolVectorRows;
+}
+
+// max_pool_rows for floats, 16 elements a vector and each value folded in
+// registers: per output row, the max over the window's input rows is staged
+// once (between -inf padding, so every tap of every output is in bounds),
+// then each output vector is the max over the taps along the row (at
+// stride 2, the even lanes of two vectors). A row's last vector overlaps the
+// one before instead of leaving a scalar tail (rows of 55 or 111): its
+// elements get the same value twice. The compiler's loops on such short rows
+// spent most of their time in scalar tails and in loads waiting on the
+// previous pass's stores. Same fold as the scalar kernel (`m < v ? v : m`
+// from -inf: NaN never wins); only the order of the taps differs.
+inline void max_pool_rows_floats(const float *x, float *y, const Pool4 &q, int64_t planes) {
+  typedef float v16 __attribute__((vector_size(64)));
+  const int64_t iw_n = q.in[3], ow_n = q.out[3], sw = q.st[3], pb = q.pb[3];
+  const float lowest = lowest_or_neg_inf<float>();
+  float staged[kMaxPoolStagedFloats];
+  for (float &v : staged)
+    v = lowest;
+  float *row = staged + pb;
+  const float *rows[kMaxPoolVectorRows];
+  for (int64_t bc = 0; bc < planes; ++bc) {
+    const float *xp = x + bc * q.in_plane;
+    for (int64_t oh = 0; oh < q.out[2]; ++oh) {
+      int64_t n = 0;
+      for (int64_t kh = 0; kh < q.ker[2]; ++kh) {
+        const int64_t ih = oh * q.st[2] + kh * q.dil[2] - q.pb[2];
+        if (ih >= 0 && ih < q.in[2])
+          rows[n++] = xp + ih * iw_n;
+      }
+      // The window rows' max, stored once (a window all padding: -inf).
+      for (int64_t iw = 0;; iw += 16) {
+        iw = iw < iw_n - 16 ? iw : iw_n - 16;
+        v16 m;
+        for (int64_t j = 0; j < 16; ++j)
+          m[j] = lowest;
+        for (int64_t r = 0; r < n; ++r) {
+          v16 v;
+          std::memcpy(&v, rows[r] + iw, sizeof v);
+          m = m < v ? v : m;
+        }
+        std::memcpy(row + iw, &m, sizeof m);
+        if (iw == iw_n - 16)
+          break;
+      }
+      float *out = y + bc * q.out_plane + oh * ow_n;
+      if (ow_n < 16) { // (a 13-wide map: scalar)
+        for (int64_t ow = 0; ow < ow_n; ++ow) {
+          float m = lowest;
+          for (int64_t kw = 0; kw < q.ker[3]; ++kw) {
+            const float v = staged[ow * sw + kw * q.dil[3]];
+            m = m < v ? v : m;
+          }
+          out[ow] = m;
+        }
+        continue;
+      }
+      for (int64_t ow = 0;; ow += 16) {
+        ow = ow < ow_n - 16 ? ow : ow_n - 16;
+        v16 m;
+        for (int64_t j = 0; j < 16; ++j)
+          m[j] = lowest;
+        for (int64_t kw = 0; kw < q.ker[3]; ++kw) {
+          const float *s = staged + ow * sw + kw * q.dil[3];
+          v16 v;
+          if (sw == 1) {
+            std::memcpy(&v, s, sizeof v);
+          } else {
+            v16 a, b;
+            std::memcpy(&a, s, sizeof a);
+            std::memcpy(&b, s + 16, sizeof b);
+            v = __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26,
+                                        28, 30);
+          }
+          m = m < v ? v : m;
+        }
+        std::memcpy(out + ow, &m, sizeof m);
+        if (ow == ow_n - 16)
+          break;
+      }
+    }
+  }
+}
+#endif
+
 } // namespace detail
 
 // Max over the in-bounds taps (padding never wins). A window with no
@@ -195,6 +296,12 @@ void max_pool(const T *x, T *y, const PoolParams &p, const Parallel &par = Paral
                     q.out[0] == 1 && q.out[1] == 1;
   run_tasks(par, tasks, [&](int64_t t) {
     const int64_t b0 = planes * t / tasks, b1 = planes * (t + 1) / tasks;
+#if defined(__GNUC__)
+    if constexpr (std::is_same<T, float>::value)
+      if (rows && detail::max_pool_rows_floats_fit(q))
+        return detail::max_pool_rows_floats(x + b0 * q.in_plane, y + b0 * q.out_plane, q,
+                                            b1 - b0);
+#endif
     if (rows)
       return detail::max_pool_rows(x + b0 * q.in_plane, y + b0 * q.out_plane, q, b1 - b0);
     for (int64_t bc = b0; bc < b1; ++bc) {
