@@ -14,6 +14,9 @@
 //   - a 1x1 conv on maps of one pixel (squeeze-and-excitation): the fully
 //     connected layer it is, x * W^T with W^T packed as B ("fully_connected",
 //     conv_fully_connected.h).
+//   - a k x k conv with few input channels and many taps (ResNet's 7x7
+//     stem): tap by tap into 16-channel tiles, transposed into the planes
+//     ("conv_by_taps", conv_lanes.h's conv_to_lanes<false>).
 //   - depthwise convs (groups, one input channel each; 1-d or 2-d): their
 //     own row-wise kernel with the same epilogue contract ("depthwise"); as
 //     a GEMM they would have M = 1 or 2. Other shapes of them stay on the
@@ -78,10 +81,11 @@ std::string packKey(Operation *top) {
     // Winograd transforms the weights for its tile size, a fully connected
     // conv packs them as B: different packings.
     ::tract::rt::ConvParams p = convParamsOf(conv);
-    return fmt::format("conv {} {} {} winograd {} fc {}", w.getDimSize(0), conv.getGroup(),
-                       w.getNumElements() / w.getDimSize(0),
+    return fmt::format("conv {} {} {} winograd {} fc {} taps {}", w.getDimSize(0),
+                       conv.getGroup(), w.getNumElements() / w.getDimSize(0),
                        ::tract::rt::winograd::choose_tile(p),
-                       ::tract::rt::conv_is_fully_connected(p));
+                       ::tract::rt::conv_is_fully_connected(p),
+                       ::tract::rt::conv_by_taps_pays(p));
   }
   auto mm = cast<MatMulOp>(anchor);
   if (!allF32(mm) || typeOf(mm.getRhs()).getRank() != 2)
@@ -134,6 +138,9 @@ struct ChooseKernels : impl::TractChooseKernelsPassBase<ChooseKernels> {
           } else if (packed && ::tract::rt::conv_is_fully_connected(p)) {
             algorithm = "fully_connected";
             scratchFloats = ::tract::rt::fully_connected_scratch_floats(p);
+          } else if (packed && ::tract::rt::conv_by_taps_pays(p)) {
+            algorithm = "conv_by_taps";
+            scratchFloats = ::tract::rt::conv_by_taps_scratch_floats(p);
           } else {
             algorithm = gm::conv_is_pointwise(p) ? "gemm_pointwise" : "im2col_gemm";
             scratchFloats = gm::conv_scratch_floats(p, packed);
@@ -244,7 +251,7 @@ std::optional<std::string> packedWeightBytes(ConstOp c) {
       wg::transform_weights<2>(w.data(), p, packed.data());
   } else if (algorithm == "pointwise_to_lanes" || algorithm == "pointwise_from_lanes" ||
              algorithm == "pointwise_lanes" || algorithm == "conv_to_lanes" ||
-             algorithm.starts_with("expand_depthwise")) {
+             algorithm == "conv_by_taps" || algorithm.starts_with("expand_depthwise")) {
     auto t = typeOf(cast<ConvOp>(anchor).getWeight());
     int64_t oc = t.getDimSize(0), taps = t.getNumElements() / oc;
     packed.resize(::tract::rt::lane_weight_floats(oc, taps));

@@ -92,7 +92,8 @@ bool lanePointwise(Operation *top) {
 // A network's first conv (few input channels) on the GEMM: conv_to_lanes
 // computes it tap by tap into lanes.
 bool laneFirstConv(Operation *top) {
-  return packedConvWith(top, "im2col_gemm", ::tract::rt::conv_to_lanes_fits);
+  return packedConvWith(top, "im2col_gemm", ::tract::rt::conv_to_lanes_fits) ||
+         packedConvWith(top, "conv_by_taps", ::tract::rt::conv_to_lanes_fits);
 }
 
 // `use` is the conv input of its owner and nothing else of it reads that

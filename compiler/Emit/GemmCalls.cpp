@@ -99,9 +99,11 @@ LogicalResult mlir::tract::buildGemmCall(Operation *top, StringRef epilogue, Ker
       call.lines.push_back(fmt::format(
           "tract::rt::conv_fully_connected<{}>(in0, in1, {}, out0, p, {}, {}, par);",
           p.batch == 1, conv.getBias() ? "in2" : "nullptr", epilogue.str(), scratch));
-    else if (algorithm == "conv_to_lanes")
-      call.lines.push_back(fmt::format("tract::rt::conv_to_lanes(in0, in1, {}, out0, p, {}, {}, par);",
-                                       conv.getBias() ? "in2" : "nullptr", epilogue.str(), scratch));
+    else if (algorithm == "conv_to_lanes" || algorithm == "conv_by_taps")
+      call.lines.push_back(fmt::format(
+          "tract::rt::conv_to_lanes<{}>(in0, in1, {}, out0, p, {}, {}, par);",
+          algorithm == "conv_to_lanes", conv.getBias() ? "in2" : "nullptr", epilogue.str(),
+          scratch));
     else if (algorithm == "pointwise_from_lanes")
       call.lines.push_back(fmt::format(
           "tract::rt::conv_pointwise_from_lanes(in0, in1, {}, out0, p, {}, {}, par);",

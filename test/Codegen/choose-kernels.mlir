@@ -233,3 +233,22 @@ func.func @fully_connected(%x: tensor<1x64x1x1xf32>, %y: tensor<2x64x1x1xf32>) -
   %1 = tract.conv %y, %w2 {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1} : (tensor<2x64x1x1xf32>, tensor<32x64x1x1xf32>) -> tensor<2x32x1x1xf32>
   return %0, %1 : tensor<1x32x1x1xf32>, tensor<2x32x1x1xf32>
 }
+
+// -----
+
+// A k x k conv with few input channels and many taps (3 x 7 x 7 = 147, a
+// ResNet stem) not feeding a depthwise conv runs tap by tap into NCHW,
+// weights packed per 16 output channels; scratch: 3 x 7 staged rows of 37
+// floats (3 of padding, the row's 32, 2 more the last window reaches) and
+// one output row of two 16-channel blocks (2 x 16 x 16): 1289 floats.
+// 3 x 3 x 3 = 27 taps stays on im2col.
+// CHECK-LABEL: func @conv_by_taps
+// CHECK: tract.conv {{.*}}tract.algorithm = "conv_by_taps", tract.packed_weights, tract.scratch_bytes = 5156 : i64
+// CHECK: tract.conv {{.*}}tract.algorithm = "im2col_gemm"
+func.func @conv_by_taps(%x: tensor<1x3x32x32xf32>) -> (tensor<1x32x16x16xf32>, tensor<1x32x16x16xf32>) {
+  %w = tract.const dense<0.5> : tensor<32x3x7x7xf32>
+  %w3 = tract.const dense<0.5> : tensor<32x3x3x3xf32>
+  %0 = tract.conv %x, %w {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 3, 3, 3, 3>, group = 1} : (tensor<1x3x32x32xf32>, tensor<32x3x7x7xf32>) -> tensor<1x32x16x16xf32>
+  %1 = tract.conv %x, %w3 {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1} : (tensor<1x3x32x32xf32>, tensor<32x3x3x3xf32>) -> tensor<1x32x16x16xf32>
+  return %0, %1 : tensor<1x32x16x16xf32>, tensor<1x32x16x16xf32>
+}

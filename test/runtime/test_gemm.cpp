@@ -465,6 +465,7 @@ TEST(ConvLanes, FirstConvIntoLanesMatchesReference) {
       {2, 1, 3, 32, 1, {40, 37}, {3, 3}, {2, 2}, {1, 1}, {1, 1}},
       {2, 2, 1, 16, 1, {49, 10}, {10, 4}, {2, 1}, {1, 1}, {5, 1}},
       {2, 1, 2, 48, 1, {12, 21}, {3, 3}, {1, 1}, {2, 2}, {2, 2}},
+      {2, 1, 3, 32, 1, {30, 41}, {7, 7}, {2, 2}, {1, 1}, {3, 3}}, // ResNet's stem
   };
   for (const ConvGeom &g : cases) {
     const rt::ConvParams p = params(g);
@@ -484,7 +485,23 @@ TEST(ConvLanes, FirstConvIntoLanesMatchesReference) {
     expect_close(from_lanes(got, g.batch, g.cout, out_plane), relu_of(d.ref), taps,
                  "conv to lanes");
     EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [](int n) { return n == 1; }));
+    // The same conv into NCHW (conv_by_taps); nothing past its scratch is
+    // written.
+    std::vector<float> planes_scratch(size_t(rt::conv_by_taps_scratch_floats(p)) + 64,
+                                      std::nanf(""));
+    std::vector<float> planes(d.ref.size());
+    std::vector<int> seen_planes(planes.size(), 0);
+    rt::conv_to_lanes<false>(d.x.data(), pw.data(), d.bias.data(), planes.data(), p,
+                             CountingRelu{&seen_planes}, planes_scratch.data());
+    expect_close(planes, relu_of(d.ref), taps, "conv by taps");
+    EXPECT_TRUE(std::all_of(seen_planes.begin(), seen_planes.end(), [](int n) { return n == 1; }));
+    EXPECT_TRUE(std::all_of(planes_scratch.end() - 64, planes_scratch.end(),
+                            [](float v) { return std::isnan(v); }));
   }
+  EXPECT_TRUE(rt::conv_by_taps_pays(
+      params({2, 1, 3, 64, 1, {224, 224}, {7, 7}, {2, 2}, {1, 1}, {3, 3}})));  // 147 taps
+  EXPECT_FALSE(rt::conv_by_taps_pays(
+      params({2, 1, 3, 64, 1, {224, 224}, {3, 3}, {2, 2}, {1, 1}, {1, 1}})));  // 27 taps
   EXPECT_FALSE(rt::conv_to_lanes_fits(
       params({2, 1, 16, 32, 1, {8, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}})));  // 16 inputs
   EXPECT_FALSE(rt::conv_to_lanes_fits(
