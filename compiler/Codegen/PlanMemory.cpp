@@ -1,8 +1,9 @@
 //===- PlanMemory.cpp - static arena planning ---------------------------------===//
 //
-// Offline first-fit, largest buffer first: simple, deterministic, and within a
-// few percent of optimal on CNN and transformer graphs (tract and TFLite use
-// the same family of heuristics). A reshape of an arena tensor is a view: it
+// Offline first-fit, in three orders (largest buffer first, definition
+// order, largest size x lifetime first), keeping the smallest arena: simple,
+// deterministic, and within a few percent of optimal on CNN and transformer
+// graphs (tract and TFLite use the same family of heuristics). A reshape of an arena tensor is a view: it
 // shares its input's buffer (the buffer lives until the last use of either),
 // and the emitter generates no kernel for it. An elementwise kernel whose
 // operand dies with it writes its result over that operand (in place). A
@@ -52,6 +53,30 @@ struct Buffer {
   int64_t first, last; // live interval, in op indices
   int64_t offset = -1;
 };
+
+// Places the buffers in `order`, each at the lowest aligned offset clear of
+// the placed buffers live at the same time; returns the arena's bytes.
+int64_t firstFit(const std::vector<Buffer *> &order, int64_t alignment) {
+  int64_t arenaBytes = 0;
+  std::vector<Buffer *> placed;
+  for (Buffer *b : order) {
+    std::vector<std::pair<int64_t, int64_t>> busy;
+    for (Buffer *p : placed)
+      if (p->first <= b->last && b->first <= p->last)
+        busy.push_back({p->offset, p->offset + p->bytes});
+    std::sort(busy.begin(), busy.end());
+    int64_t offset = 0;
+    for (auto [begin, end] : busy) {
+      if (offset + b->bytes <= begin)
+        break;
+      offset = std::max(offset, (end + alignment - 1) / alignment * alignment);
+    }
+    b->offset = offset;
+    arenaBytes = std::max(arenaBytes, offset + b->bytes);
+    placed.push_back(b);
+  }
+  return arenaBytes;
+}
 
 struct PlanMemory : impl::TractPlanMemoryPassBase<PlanMemory> {
   using TractPlanMemoryPassBase::TractPlanMemoryPassBase;
@@ -113,31 +138,37 @@ struct PlanMemory : impl::TractPlanMemoryPassBase<PlanMemory> {
       if (auto scratch = op.getAttrOfType<IntegerAttr>(kScratchBytesAttr); scratch && scratch.getInt() > 0)
         buffers.push_back({Value(), &op, scratch.getInt(), index[&op], index[&op]});
 
-    // Largest first; ties broken by definition order for determinism.
-    std::vector<Buffer *> order;
-    for (Buffer &b : buffers)
-      order.push_back(&b);
-    std::sort(order.begin(), order.end(), [](Buffer *a, Buffer *b) {
+    // First fit in a few orders, keeping the smallest arena: largest first
+    // is usually best, but a run of shrinking tensors (an inverted
+    // residual's, once its expand is fused) packs better in definition
+    // order. Ties broken by definition order for determinism.
+    auto bySize = [](const Buffer *a, const Buffer *b) {
       return a->bytes != b->bytes ? a->bytes > b->bytes : a->first < b->first;
-    });
-    int64_t arenaBytes = 0;
-    std::vector<Buffer *> placed;
-    for (Buffer *b : order) {
-      std::vector<std::pair<int64_t, int64_t>> busy;
-      for (Buffer *p : placed)
-        if (p->first <= b->last && b->first <= p->last)
-          busy.push_back({p->offset, p->offset + p->bytes});
-      std::sort(busy.begin(), busy.end());
-      int64_t offset = 0;
-      for (auto [begin, end] : busy) {
-        if (offset + b->bytes <= begin)
-          break;
-        offset = std::max(offset, (end + alignment - 1) / alignment * alignment);
+    };
+    auto byStart = [](const Buffer *a, const Buffer *b) {
+      return a->first != b->first ? a->first < b->first : a->bytes > b->bytes;
+    };
+    auto byArea = [](const Buffer *a, const Buffer *b) {
+      int64_t x = a->bytes * (a->last - a->first + 1), y = b->bytes * (b->last - b->first + 1);
+      return x != y ? x > y : a->first < b->first;
+    };
+    int64_t arenaBytes = -1;
+    std::vector<int64_t> best;
+    for (bool (*less)(const Buffer *, const Buffer *) : {+bySize, +byStart, +byArea}) {
+      std::vector<Buffer *> order;
+      for (Buffer &b : buffers)
+        order.push_back(&b);
+      std::sort(order.begin(), order.end(), less);
+      int64_t bytes = firstFit(order, alignment);
+      if (arenaBytes < 0 || bytes < arenaBytes) {
+        arenaBytes = bytes;
+        best.clear();
+        for (Buffer &b : buffers)
+          best.push_back(b.offset);
       }
-      b->offset = offset;
-      arenaBytes = std::max(arenaBytes, offset + b->bytes);
-      placed.push_back(b);
     }
+    for (size_t b = 0; b < buffers.size(); ++b)
+      buffers[b].offset = best[b];
 
     llvm::DenseMap<Value, int64_t> offsets;
     for (auto [value, b] : bufferOf)

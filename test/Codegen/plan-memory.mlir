@@ -116,3 +116,30 @@ func.func @reshape_of_input(%x: tensor<2x8xf32>) -> tensor<16xf32> {
   %1 = tract.neg %0 : tensor<16xf32>
   return %1 : tensor<16xf32>
 }
+
+// -----
+
+// A run of tensors that shrink after a peak (an inverted residual's, once
+// its expand is fused): largest first puts the 192-byte D at 0, under the
+// dead A, and then the 128-byte C, live beside both B and D, finds room
+// only above B (640 bytes). Definition order puts C at 0 and D above it:
+// the peak of live bytes, A + B = 512, which the plan keeps.
+// CHECK-LABEL: func @shrinking_run
+// CHECK-SAME: tract.arena_bytes = 512
+// CHECK: tract.matmul {{.*}}tract.arena_offsets = array<i64: 0>
+// CHECK: tract.matmul {{.*}}tract.arena_offsets = array<i64: 256>
+// CHECK: tract.matmul {{.*}}tract.arena_offsets = array<i64: 0>
+// CHECK: tract.matmul {{.*}}tract.arena_offsets = array<i64: 128>
+func.func @shrinking_run(%x: tensor<1x64xf32>) -> tensor<1x8xf32> {
+  %w1 = tract.const dense<0.5> : tensor<64x64xf32>
+  %w2 = tract.const dense<0.5> : tensor<64x64xf32>
+  %w3 = tract.const dense<0.5> : tensor<64x32xf32>
+  %w4 = tract.const dense<0.5> : tensor<32x48xf32>
+  %w5 = tract.const dense<0.5> : tensor<48x8xf32>
+  %a = tract.matmul %x, %w1 : tensor<1x64xf32>, tensor<64x64xf32> -> tensor<1x64xf32>
+  %b = tract.matmul %a, %w2 : tensor<1x64xf32>, tensor<64x64xf32> -> tensor<1x64xf32>
+  %c = tract.matmul %b, %w3 : tensor<1x64xf32>, tensor<64x32xf32> -> tensor<1x32xf32>
+  %d = tract.matmul %c, %w4 : tensor<1x32xf32>, tensor<32x48xf32> -> tensor<1x48xf32>
+  %e = tract.matmul %d, %w5 : tensor<1x48xf32>, tensor<48x8xf32> -> tensor<1x8xf32>
+  return %e : tensor<1x8xf32>
+}
