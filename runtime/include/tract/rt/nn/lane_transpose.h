@@ -28,6 +28,17 @@ constexpr int64_t kLanes = 16;
 
 #if defined(__AVX512F__)
 
+// GCC 12's avx512fintrin.h starts the unpack and shuffle intrinsics from
+// _mm512_undefined_ps() (`__m512 __Y = __Y;`), which -Wuninitialized and
+// -Wmaybe-uninitialized flag once inlined into an -O3 build (GCC bug
+// 105593): silenced for these functions, so the generated code builds
+// warning-free with -Wall -Wextra.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
 // r[i][j] <- r[j][i], in place (16 registers plus a few temporaries, so
 // nothing spills): unpack pairs of rows, then pairs of pairs, then exchange
 // 128-bit quarters twice.
@@ -94,6 +105,10 @@ inline void scatter(const float *src, int64_t n, float *const *rows, int64_t at)
         _mm512_mask_storeu_ps(rows[c] + at + i0, k, r[c]);
   }
 }
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 #else
 
