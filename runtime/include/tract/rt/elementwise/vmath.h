@@ -16,6 +16,9 @@
 // erf:     Cephes' odd polynomial for |x| < 0.8 (relative accuracy near 0),
 //          else 1 - erfc with Numerical Recipes' erfc (fractional error
 //          < 1.2e-7).
+// tanh, erf, sigmoid and SiLU take e^x from exp_normal on a clamped
+// argument (their results saturate long before it leaves the normal range):
+// GELU 67 -> 48 cycles per 16 floats, tanh 39 -> 25 on Zen 4.
 #pragma once
 
 #include "tract/rt/common.h"
@@ -137,7 +140,7 @@ TRACT_RT_INLINE float tanh(float x) {
   p = p * z + 1.33314422036e-1f;
   p = p * z - 3.33332819422e-1f;
   const float small = x + x * z * p;
-  const float big = 1.0f - 2.0f / (vm::exp(2.0f * a) + 1.0f);
+  const float big = 1.0f - 2.0f / (exp_normal(clamp_exp_arg(2.0f * a)) + 1.0f);
   const float signed_big = x < 0.0f ? -big : big;
   const float y = a < 0.625f ? small : signed_big;
   return x == x ? y : x;
@@ -165,7 +168,7 @@ TRACT_RT_INLINE float erf(float x) {
   q = q * t + 0.37409196f;
   q = q * t + 1.00002368f;
   q = q * t - 1.26551223f;
-  const float erfc = t * vm::exp(-z + q);
+  const float erfc = t * exp_normal(clamp_exp_arg(-z + q));
   const float big = 1.0f - erfc;
   const float signed_big = x < 0.0f ? -big : big;
   const float y = a < 0.8f ? small : signed_big;
