@@ -181,7 +181,10 @@ template <class T> void max_pool_rows(const T *x, T *y, const Pool4 &q, int64_t 
   }
 }
 
-#if defined(__GNUC__)
+// (Where there are vector registers: on a scalar core, a Cortex-M, the
+// 16-float vectors would be emulated, more code than the scalar kernel.)
+#if defined(__GNUC__) && (defined(__AVX__) || defined(__SSE2__) || defined(__ARM_NEON))
+#define TRACT_RT_POOL_VECTOR_ROWS 1
 // Floats per row max_pool_rows_floats stages: the left padding, the row, the
 // windows' reach past it and one vector of slack.
 constexpr int64_t kMaxPoolStagedFloats = 2 * kMaxPoolRowElements + 64;
@@ -296,7 +299,7 @@ void max_pool(const T *x, T *y, const PoolParams &p, const Parallel &par = Paral
                     q.out[0] == 1 && q.out[1] == 1;
   run_tasks(par, tasks, [&](int64_t t) {
     const int64_t b0 = planes * t / tasks, b1 = planes * (t + 1) / tasks;
-#if defined(__GNUC__)
+#if defined(TRACT_RT_POOL_VECTOR_ROWS)
     if constexpr (std::is_same<T, float>::value)
       if (rows && detail::max_pool_rows_floats_fit(q))
         return detail::max_pool_rows_floats(x + b0 * q.in_plane, y + b0 * q.out_plane, q,
