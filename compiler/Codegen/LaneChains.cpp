@@ -36,9 +36,8 @@
 #include "compiler/Codegen/KernelChoice.h"
 
 #include "tract/rt/nn/conv_depthwise.h"
-#include "tract/rt/nn/conv_lanes.h"
-
 #include "tract/rt/nn/conv_expand_depthwise.h"
+#include "tract/rt/nn/conv_lanes.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
@@ -174,7 +173,7 @@ void fuseExpands(Block &body) {
   }
   for (Operation *top : tops) {
     Operation *producer = top->getOperand(0).getDefiningOp();
-    StringRef a = algorithmOf(producer);
+    StringRef a = producer ? algorithmOf(producer) : StringRef();
     if (a != "pointwise_to_lanes" && a != "pointwise_lanes")
       continue;
     // Only the anchor's operands come in (its epilogue reads nothing).

@@ -3,12 +3,12 @@
 // Offline first-fit, in three orders (largest buffer first, definition
 // order, largest size x lifetime first), keeping the smallest arena: simple,
 // deterministic, and within a few percent of optimal on CNN and transformer
-// graphs (tract and TFLite use the same family of heuristics). A reshape of an arena tensor is a view: it
-// shares its input's buffer (the buffer lives until the last use of either),
-// and the emitter generates no kernel for it. An elementwise kernel whose
-// operand dies with it writes its result over that operand (in place). A
-// kernel's scratch (tract.scratch_bytes, from tract-choose-kernels) is one
-// more buffer, live only while that kernel runs.
+// graphs (tract and TFLite use the same family of heuristics). A reshape of
+// an arena tensor is a view: it shares its input's buffer (the buffer lives
+// until the last use of either), and the emitter generates no kernel for it.
+// An elementwise kernel whose operand dies with it writes its result over
+// that operand (in place). A kernel's scratch (tract.scratch_bytes, from
+// tract-choose-kernels) is one more buffer, live only while that kernel runs.
 //
 //===----------------------------------------------------------------------===//
 
