@@ -349,11 +349,12 @@ inline int64_t conv_by_taps_scratch_floats(const ConvParams &p) {
 }
 
 // y = conv(x (NCHW), w) + bias, then epi, in lane layout when kOutLanes
-// (epi once per output row and block), else NCHW: each output row of a
-// tile's blocks is computed in lane layout in scratch and transposed into
-// the planes (epi once per output row and channel; for a network's first
-// conv this beats im2col + GEMM, whose K = cin x kh x kw is short: 3 -> 64
-// channels 3x3 stride 2 at 224 x 224, 544 -> 475 us). `w` from
+// (epi once per output row and block; a network's first conv feeding a
+// depthwise conv: this beats im2col + GEMM, whose K = cin x kh x kw is
+// short, 3 -> 64 channels 3x3 stride 2 at 224 x 224 544 -> 475 us), else
+// NCHW: each output row of a tile's blocks is computed in lane layout in
+// scratch and transposed into the planes (epi once per output row and
+// channel; worth it with many taps, conv_by_taps_pays). `w` from
 // pack_lane_weights with in_channels = cin x kh x kw (the ONNX weight's
 // row); output rows are split over par.threads tasks. Scratch:
 // conv_to_lanes_scratch_floats, conv_by_taps_scratch_floats for NCHW.
