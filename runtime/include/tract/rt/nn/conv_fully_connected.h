@@ -21,7 +21,7 @@ namespace rt {
 // A plain 1x1 conv (ungrouped, stride 1, unpadded) whose output maps have
 // one pixel.
 constexpr bool conv_is_fully_connected(const ConvParams &p) {
-  return p.groups <= 1 && gemm::conv_is_pointwise(p) && detail::conv4(p).out_plane == 1;
+  return conv_is_plain_pointwise(p) && detail::conv4(p).out_plane == 1;
 }
 
 // Weights [O, C] packed as B[C x O] (gemm::pack_b's layout).

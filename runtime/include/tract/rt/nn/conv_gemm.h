@@ -29,6 +29,16 @@ constexpr bool conv_is_pointwise(const ConvParams &p) {
   return true;
 }
 
+} // namespace gemm
+
+// A 1x1 conv as conv_gemm's pointwise path takes it, ungrouped (the lane
+// kernels' and the fully connected conv's).
+constexpr bool conv_is_plain_pointwise(const ConvParams &p) {
+  return p.groups <= 1 && gemm::conv_is_pointwise(p);
+}
+
+namespace gemm {
+
 struct Im2colB {
   const float *x; // the group's first input channel of this image
   const detail::Conv4 *q;

@@ -51,11 +51,6 @@ constexpr int64_t kMaxFromLanesPixels = 16;
 // Pixels the epilogue is run on at once (per channel or 16-channel block).
 constexpr int64_t kLanesEpilogueStripe = 128;
 
-// A 1x1 conv as conv_gemm's pointwise path takes it, ungrouped.
-constexpr bool conv_is_plain_pointwise(const ConvParams &p) {
-  return p.groups <= 1 && gemm::conv_is_pointwise(p);
-}
-
 // Packed weights: blocks of 16 output channels (the last zero-padded), each
 // [in_channels x 16]: dst[(ob * cin + c) * 16 + j] = w[(ob * 16 + j) * cin + c].
 constexpr int64_t lane_weight_floats(int64_t out_channels, int64_t in_channels) {
