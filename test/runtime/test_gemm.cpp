@@ -513,6 +513,12 @@ TEST(ConvLanes, DepthwiseReadsAndWritesLanes) {
       {2, 2, 32, 32, 32, {9, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
       {2, 1, 16, 16, 16, {15, 14}, {3, 3}, {2, 2}, {1, 1}, {1, 1}},
       {2, 1, 48, 48, 48, {40, 40}, {5, 5}, {1, 1}, {1, 1}, {2, 2}}, // epilogue in stripes
+      // Rows ending in a block narrower than the register block (14 = 8 + 6,
+      // 7, 15 = 8 + 7 with a 5x5 kernel, 13 = 8 + 5 at stride 2).
+      {2, 1, 16, 16, 16, {14, 14}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+      {2, 2, 32, 32, 32, {7, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+      {2, 1, 16, 16, 16, {15, 15}, {5, 5}, {1, 1}, {1, 1}, {2, 2}},
+      {2, 1, 16, 16, 16, {26, 26}, {3, 3}, {2, 2}, {1, 1}, {1, 1}},
   };
   for (const ConvGeom &g : cases) {
     const rt::ConvParams p = params(g);
@@ -524,7 +530,10 @@ TEST(ConvLanes, DepthwiseReadsAndWritesLanes) {
     const std::vector<double> want = relu_of(d.ref);
     for (int mode = 1; mode < 4; ++mode) {
       const bool in_lanes = mode & 1, out_lanes = mode & 2;
-      std::vector<float> got(d.ref.size());
+      // Rows are stored in place in lane layout: a canary past the output
+      // catches a register block stored past the last row.
+      const size_t n = d.ref.size();
+      std::vector<float> got(n + 8 * 16, -7.0f);
       std::vector<int> seen(got.size(), 0);
       const float *x = in_lanes ? x_lanes.data() : d.x.data();
       const CountingRelu relu{&seen};
@@ -539,9 +548,11 @@ TEST(ConvLanes, DepthwiseReadsAndWritesLanes) {
                                        scratch.data());
       SCOPED_TRACE(::testing::Message() << "channels " << g.cin << " in lanes " << in_lanes
                                         << " out lanes " << out_lanes);
-      expect_close(out_lanes ? from_lanes(got, g.batch, g.cout, out_plane) : got, want, 9,
-                   "depthwise lanes");
-      EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [](int n) { return n == 1; }));
+      EXPECT_TRUE(std::all_of(got.begin() + n, got.end(), [](float v) { return v == -7.0f; }));
+      got.resize(n);
+      expect_close(out_lanes ? from_lanes(got, g.batch, g.cout, out_plane) : got, want,
+                   g.ker[0] * g.ker[1], "depthwise lanes");
+      EXPECT_TRUE(std::all_of(seen.begin(), seen.begin() + n, [](int k) { return k == 1; }));
     }
   }
   EXPECT_FALSE(rt::conv_depthwise_lanes_fits(

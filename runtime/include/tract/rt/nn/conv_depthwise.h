@@ -19,6 +19,7 @@
 #include "tract/rt/nn/lane_transpose.h"
 
 #include <cstring>
+#include <type_traits>
 
 namespace tract {
 namespace rt {
@@ -154,10 +155,22 @@ inline void depthwise_lane_block_s1(const float *const *rows, const float *w,
 }
 #endif
 
+// Calls block(std::integral_constant<int64_t, rest>) for 0 < rest <= B: a
+// row's last block is exactly as wide as what is left of it, so it pays no
+// FMAs for pixels past the row and stores nothing past it.
+template <int64_t B, class Block> inline void depthwise_rest_block(int64_t rest, const Block &block) {
+  if constexpr (B > 0) {
+    if (rest == B)
+      block(std::integral_constant<int64_t, B>{});
+    else
+      depthwise_rest_block<B - 1>(rest, block);
+  }
+}
+
 // One output row in lane layout: out[ow * 16 + c] = bias[c] + sum over taps
-// of w[t * 16 + c] * rows[kh][(ow * sw + kw * dw) * 16 + c], for ow < ow_n
-// (and a few past it: out and the rows have room for a row rounded up to
-// kDepthwiseMaxBlock).
+// of w[t * 16 + c] * rows[kh][(ow * sw + kw * dw) * 16 + c], for ow < ow_n;
+// nothing past out[ow_n * 16] is written (the rows have room for a row
+// rounded up to kDepthwiseMaxBlock).
 inline void depthwise_lane_row(const float *const *rows, const Conv4 &q, const float *w,
                                const float *bias, float *out, int64_t ow_n) {
 #if defined(__GNUC__)
@@ -165,24 +178,24 @@ inline void depthwise_lane_row(const float *const *rows, const Conv4 &q, const f
 #if defined(__AVX512F__)
   if (q.st[3] == 1 && q.dil[3] == 1 && q.ker[2] == q.ker[3] &&
       (q.ker[3] == 3 || q.ker[3] == 5)) {
-    for (; ow0 + kDepthwiseBlock <= ow_n; ow0 += kDepthwiseBlock)
+    auto block = [&](auto width) {
       if (q.ker[3] == 3)
-        depthwise_lane_block_s1<kDepthwiseBlock, 3>(rows, w, bias, out, ow0);
+        depthwise_lane_block_s1<decltype(width)::value, 3>(rows, w, bias, out, ow0);
       else
-        depthwise_lane_block_s1<kDepthwiseBlock, 5>(rows, w, bias, out, ow0);
+        depthwise_lane_block_s1<decltype(width)::value, 5>(rows, w, bias, out, ow0);
+    };
+    for (; ow0 + kDepthwiseBlock <= ow_n; ow0 += kDepthwiseBlock)
+      block(std::integral_constant<int64_t, kDepthwiseBlock>{});
+    depthwise_rest_block<kDepthwiseBlock - 1>(ow_n - ow0, block);
+    return;
   }
 #endif
+  auto block = [&](auto width) {
+    depthwise_lane_block<decltype(width)::value>(rows, q, w, bias, out, ow0);
+  };
   for (; ow0 + kDepthwiseBlock <= ow_n; ow0 += kDepthwiseBlock)
-    depthwise_lane_block<kDepthwiseBlock>(rows, q, w, bias, out, ow0);
-  // The rest in one block just big enough (a 10-pixel row is 8 + 2, not
-  // 16; 5 to 7 left stay one block: each block pays the taps' loop).
-  const int64_t rest = ow_n - ow0;
-  if (rest > 4)
-    depthwise_lane_block<kDepthwiseBlock>(rows, q, w, bias, out, ow0);
-  else if (rest > 2)
-    depthwise_lane_block<4>(rows, q, w, bias, out, ow0);
-  else if (rest > 0)
-    depthwise_lane_block<2>(rows, q, w, bias, out, ow0);
+    block(std::integral_constant<int64_t, kDepthwiseBlock>{});
+  depthwise_rest_block<kDepthwiseBlock - 1>(ow_n - ow0, block);
 #else
   const int64_t step = q.st[3] * lanes::kLanes, tap_step = q.dil[3] * lanes::kLanes;
   for (int64_t ow = 0; ow < ow_n; ++ow) {
@@ -252,12 +265,14 @@ void conv_depthwise_rows(const float *w, const float *bias, float *y, const Conv
         }
         // (In lane layout, 16 channels' rows are one contiguous run.)
         const int64_t lanes_row0 = (b * p.out_channels + o0) * q.out_plane;
-        detail::depthwise_lane_row(rows, q, wt, bt, out_row, ow_n);
+        // In lane layout the row is stored in place (the row kernel writes
+        // nothing past it); else it is transposed into the 16 planes.
         if (kOutLanes)
-          std::memcpy(y + lanes_row0 + oh * ow_n * L, out_row,
-                      sizeof(float) * static_cast<size_t>(ow_n * L));
-        else
+          detail::depthwise_lane_row(rows, q, wt, bt, y + lanes_row0 + oh * ow_n * L, ow_n);
+        else {
+          detail::depthwise_lane_row(rows, q, wt, bt, out_row, ow_n);
           lanes::scatter(out_row, ow_n, out_planes, oh * ow_n);
+        }
         // The epilogue runs on stripes of rows while they are in cache
         // (a whole plane at once when it is small).
         if ((oh + 1 - epi_row) * ow_n >= kDepthwiseEpilogueStripe || oh + 1 == oh_n) {
