@@ -790,8 +790,11 @@ TEST(Parallel, KernelsSplitOverTasksMatchSerial) {
     // A 3x3 conv (im2col views start mid-image) and a depthwise conv.
     // (Big enough to be split: see kMinParallelWork.)
     const rt::ConvParams conv = params({2, 2, 16, 24, 1, {40, 38}, {3, 3}, {1, 1}, {1, 1}, {1, 1}});
+    // Depthwise convs split by output rows, blocks cut mid-image (40
+    // channels: a partial block).
     const rt::ConvParams dw = params({2, 2, 32, 32, 32, {64, 62}, {3, 3}, {2, 2}, {1, 1}, {1, 1}});
-    for (const rt::ConvParams &p : {conv, dw}) {
+    const rt::ConvParams dw40 = params({2, 1, 40, 40, 40, {50, 47}, {3, 3}, {1, 1}, {1, 1}, {1, 1}});
+    for (const rt::ConvParams &p : {conv, dw, dw40}) {
       const bool depthwise = rt::conv_is_depthwise(p);
       const int64_t k = p.in_channels / p.groups * 9;
       const auto x = random_floats(size_t(p.batch * p.in_channels * p.in_size[0] * p.in_size[1]), 23);
@@ -844,7 +847,7 @@ TEST(Parallel, KernelsSplitOverTasksMatchSerial) {
       EXPECT_EQ(serial_back, parallel_back)
           << "from lanes " << lc.h << "x" << lc.w << ", threads " << threads;
     }
-    // An expand fused into a depthwise conv (channel blocks split) and a
+    // An expand fused into a depthwise conv (output rows split) and a
     // fully connected conv (columns split).
     {
       const rt::ConvParams pe = params({2, 2, 8, 64, 1, {40, 36}, {1, 1}, {1, 1}, {1, 1}, {0, 0}});

@@ -215,16 +215,26 @@ inline void depthwise_lane_row(const float *const *rows, const Conv4 &q, const f
 
 } // namespace detail
 
-// Output channels [c0, c1) (c0 a multiple of 16) of every image, with
-// `scratch` its own. `stage(b, o0, ih, staged)` writes input row ih of image
-// b's channels [o0, o0 + 16) in lane layout to `staged` (iw x 16 floats;
-// the ring's padding around it stays zero). kOutLanes: y in lane layout
+// Output rows are numbered across 16-channel blocks and images: row r is
+// output row r % oh of image r / oh % batch in block r / (oh * batch). A
+// kernel split over tasks gives each a contiguous range of them, so an odd
+// number of blocks still splits evenly (a block cut in two stages the input
+// rows both halves read twice, a few rows of its plane).
+inline int64_t depthwise_row_count(const ConvParams &p) {
+  const detail::Conv4 q = detail::conv4(p);
+  return (p.out_channels + lanes::kLanes - 1) / lanes::kLanes * p.batch * q.out[2];
+}
+
+// Output rows [r0, r1) (depthwise_row_count's numbering), with `scratch`
+// its own. `stage(b, o0, ih, staged)` writes input row ih of image b's
+// channels [o0, o0 + 16) in lane layout to `staged` (iw x 16 floats; the
+// ring's padding around it stays zero). kOutLanes: y in lane layout
 // (NCHW16c, conv_lanes.h; channels % 16 == 0, multiplier 1), whose rows are
-// stored as plain copies instead of transposes.
+// stored as they are instead of transposed.
 template <bool kOutLanes, class Stage, class Epi>
 void conv_depthwise_rows(const float *w, const float *bias, float *y, const ConvParams &p,
-                         const Stage &stage, const Epi &epi, float *scratch, int64_t c0,
-                         int64_t c1) {
+                         const Stage &stage, const Epi &epi, float *scratch, int64_t r0,
+                         int64_t r1) {
   constexpr int64_t L = lanes::kLanes;
   const detail::Conv4 q = detail::conv4(p);
   const DepthwiseGeometry g = depthwise_geometry(p);
@@ -241,19 +251,24 @@ void conv_depthwise_rows(const float *w, const float *bias, float *y, const Conv
   float *out_planes[L];
   const float *w_rows[L];
   const float *rows[kDepthwiseMaxKernelRows];
-  for (int64_t o0 = c0; o0 < c1; o0 += L) {
-    const int64_t nc = min_of(L, c1 - o0);
+  const int64_t block_rows = p.batch * oh_n;
+  for (int64_t ob = r0 / block_rows; ob * block_rows < r1; ++ob) {
+    const int64_t o0 = ob * L, nc = min_of(L, p.out_channels - o0);
     for (int64_t c = 0; c < L; ++c) {
       w_rows[c] = c < nc ? w + (o0 + c) * taps : nullptr;
       bt[c] = c < nc && bias ? bias[o0 + c] : 0.0f;
     }
     lanes::gather(w_rows, 0, taps, wt);
     for (int64_t b = 0; b < p.batch; ++b) {
+      const int64_t first = (ob * p.batch + b) * oh_n;
+      const int64_t oh0 = max_of(r0 - first, 0), oh1 = min_of(r1 - first, oh_n);
+      if (oh0 >= oh1)
+        continue;
       for (int64_t c = 0; c < L; ++c)
         out_planes[c] = c < nc ? y + (b * p.out_channels + o0 + c) * q.out_plane : nullptr;
       int64_t next_row = 0;   // input rows before this one are staged or not needed
-      int64_t epi_row = 0;    // output rows before this one have had the epilogue
-      for (int64_t oh = 0; oh < oh_n; ++oh) {
+      int64_t epi_row = oh0;  // output rows before this one have had the epilogue
+      for (int64_t oh = oh0; oh < oh1; ++oh) {
         const int64_t top = oh * q.st[2] - q.pad[2];
         const int64_t last = min_of(top + g.ring_rows - 1, ih_n - 1);
         for (int64_t ih = max_of(max_of(next_row, top), 0); ih <= last; ++ih)
@@ -275,7 +290,7 @@ void conv_depthwise_rows(const float *w, const float *bias, float *y, const Conv
         }
         // The epilogue runs on stripes of rows while they are in cache
         // (a whole plane at once when it is small).
-        if ((oh + 1 - epi_row) * ow_n >= kDepthwiseEpilogueStripe || oh + 1 == oh_n) {
+        if ((oh + 1 - epi_row) * ow_n >= kDepthwiseEpilogueStripe || oh + 1 == oh1) {
           const int64_t count = (oh + 1 - epi_row) * ow_n;
           if (kOutLanes) {
             const int64_t y0 = lanes_row0 + epi_row * ow_n * L;
@@ -296,8 +311,8 @@ void conv_depthwise_rows(const float *w, const float *bias, float *y, const Conv
 // plain copy per row), else NCHW (16 rows transposed).
 template <bool kInLanes, bool kOutLanes, class Epi>
 void conv_depthwise_channels(const float *x, const float *w, const float *bias, float *y,
-                             const ConvParams &p, const Epi &epi, float *scratch, int64_t c0,
-                             int64_t c1) {
+                             const ConvParams &p, const Epi &epi, float *scratch, int64_t r0,
+                             int64_t r1) {
   constexpr int64_t L = lanes::kLanes;
   const detail::Conv4 q = detail::conv4(p);
   const int64_t multiplier = p.out_channels / p.groups, iw_n = q.in[3];
@@ -309,33 +324,33 @@ void conv_depthwise_channels(const float *x, const float *w, const float *bias, 
     }
     const float *in_rows[L];
     for (int64_t c = 0; c < L; ++c)
-      in_rows[c] = o0 + c < c1 ? x + (b * p.in_channels + (o0 + c) / multiplier) * q.in_plane
-                               : nullptr;
+      in_rows[c] = o0 + c < p.out_channels
+                       ? x + (b * p.in_channels + (o0 + c) / multiplier) * q.in_plane
+                       : nullptr;
     lanes::gather(in_rows, ih * iw_n, iw_n, staged);
   };
-  conv_depthwise_rows<kOutLanes>(w, bias, y, p, stage, epi, scratch, c0, c1);
+  conv_depthwise_rows<kOutLanes>(w, bias, y, p, stage, epi, scratch, r0, r1);
 }
 
-// Blocks of 16 output channels are split over par.threads tasks, each with
-// its own scratch (par.scratch_of). kInLanes / kOutLanes as for
+// Output rows (depthwise_row_count) are split over par.threads tasks, each
+// with its own scratch (par.scratch_of). kInLanes / kOutLanes as for
 // conv_depthwise_channels (conv_depthwise_lanes_fits).
 template <bool kInLanes = false, bool kOutLanes = false, class Epi>
 void conv_depthwise(const float *x, const float *w, const float *bias, float *y,
                     const ConvParams &p, const Epi &epi, float *scratch,
                     const Parallel &par = Parallel{}) {
-  const int64_t blocks = (p.out_channels + lanes::kLanes - 1) / lanes::kLanes;
   const detail::Conv4 q = detail::conv4(p);
   // Work in GEMM-equivalent multiply-adds: the transposes and the short
   // tap loops make a depthwise FMA cost about four of a GEMM's, and a conv
   // left on one thread between split ones also pays for reading the other
   // core's half of its input (KWS at 2 threads: 0.083 -> 0.067 ms split).
   const int64_t work = 4 * p.batch * p.out_channels * q.out_plane * q.ker_vol;
+  const int64_t rows = depthwise_row_count(p);
   const int64_t tasks =
-      par.parallel_for && work >= kMinParallelWork ? min_of(par.threads, blocks) : 1;
+      par.parallel_for && work >= kMinParallelWork ? min_of(par.threads, rows) : 1;
   run_tasks(par, tasks, [&](int64_t t) {
     conv_depthwise_channels<kInLanes, kOutLanes>(x, w, bias, y, p, epi, par.scratch_of(t, scratch),
-                            min_of(p.out_channels, blocks * t / tasks * lanes::kLanes),
-                            min_of(p.out_channels, blocks * (t + 1) / tasks * lanes::kLanes));
+                                                 rows * t / tasks, rows * (t + 1) / tasks);
   });
 }
 

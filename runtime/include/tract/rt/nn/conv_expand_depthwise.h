@@ -8,7 +8,8 @@
 // the ring, with its own epilogue (ReLU6, SiLU) applied there: the expanded
 // tensor never exists, and the ring's copy is gone. Each expanded element is
 // still computed once (the ring keeps a row for all the output rows that read
-// it). The expand's register tile is pixels x one 16-channel block, one FMA
+// it), except the few rows either side of where two threads' shares of a
+// block meet, which both compute. The expand's register tile is pixels x one 16-channel block, one FMA
 // per input channel with the input broadcast (conv_lanes.h's to_lanes_tile).
 #pragma once
 
@@ -57,9 +58,11 @@ inline int64_t expand_depthwise_scratch_floats(const ConvParams &pd) {
 // `be`, `bd` may be null. kInLanes: x in lane layout (a 1x1 conv between two
 // depthwise convs), else NCHW; kOutLanes: y in lane layout, else NCHW.
 // epi_expand sees the expanded tensor's elements at their lane-layout
-// indices, a row of one 16-channel block at a time. Blocks of 16 channels
-// are split over par.threads tasks, each with its own scratch
-// (expand_depthwise_scratch_floats).
+// indices, a row of one 16-channel block at a time (it must be a function of
+// the value and its index: threads that share a block both expand, and run
+// it on, the rows where their shares meet). Output rows
+// (depthwise_row_count) are split over par.threads tasks, each with its own
+// scratch (expand_depthwise_scratch_floats).
 template <bool kInLanes, bool kOutLanes, class EpiExpand, class Epi>
 void conv_expand_depthwise(const float *x, const float *we, const float *be, const float *wd,
                            const float *bd, float *y, const ConvParams &pe,
@@ -99,11 +102,12 @@ void conv_expand_depthwise(const float *x, const float *we, const float *be, con
   // Work in GEMM-equivalent multiply-adds (conv_depthwise's weighting for
   // the depthwise part).
   const int64_t work = pd.batch * pd.out_channels * (cin * plane + 4 * qd.out_plane * qd.ker_vol);
+  const int64_t rows = depthwise_row_count(pd);
   const int64_t tasks =
-      par.parallel_for && work >= kMinParallelWork ? min_of(par.threads, blocks) : 1;
+      par.parallel_for && work >= kMinParallelWork ? min_of(par.threads, rows) : 1;
   run_tasks(par, tasks, [&](int64_t t) {
     conv_depthwise_rows<kOutLanes>(wd, bd, y, pd, stage, epi, par.scratch_of(t, scratch),
-                                   blocks * t / tasks * L, blocks * (t + 1) / tasks * L);
+                                   rows * t / tasks, rows * (t + 1) / tasks);
   });
 }
 
