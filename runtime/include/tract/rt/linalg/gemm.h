@@ -186,9 +186,10 @@ struct StridedB {
   }
 };
 
-// B read where it lies (row-major, row stride ldb): no packing pass. Whole
-// 16-column panels, and a last partial panel only of at most kMaxNarrowCols
-// columns (the narrow kernel reads just those; the others read 16). Pays
+// B read where it lies (row-major, row stride ldb): no packing pass. A last
+// partial panel is read by the narrow kernel, which reads just its columns
+// (8 and the rest when wider than kMaxNarrowCols), in the same pass over A
+// as the whole panels. Pays
 // when each B panel feeds few row panels or B stays cached (see conv_gemm);
 // packing wins for large matrices (contiguous panels prefetch better than
 // k strided rows).
@@ -286,7 +287,11 @@ void gemm(int64_t m, int64_t n, int64_t k, const ASrc &a, const BSrc &b,
           // full kernels would read 7 rows past it.)
           if (!ASrc::kWholeK && cols <= kMaxNarrowCols)
             micro_kernel_narrow(cols, kb, apanel, bpanel, tile, ldb);
-          else if (!ASrc::kWholeK && rows == 1)
+          else if (!ASrc::kWholeK && std::is_same<BSrc, InPlaceB>::value && cols < NR) {
+            micro_kernel_narrow(kMaxNarrowCols, kb, apanel, bpanel, tile, ldb);
+            micro_kernel_narrow(cols - kMaxNarrowCols, kb, apanel, bpanel + kMaxNarrowCols,
+                                tile + kMaxNarrowCols, ldb);
+          } else if (!ASrc::kWholeK && rows == 1)
             micro_kernel_rows<1>(kb, apanel, bpanel, tile, ldb);
           else if (ASrc::kWholeK && ap.a_step == 1)
             micro_kernel_rows<1, 1>(kb, apanel, bpanel, tile, ldb);

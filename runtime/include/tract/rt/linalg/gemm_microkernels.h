@@ -317,6 +317,7 @@ inline void micro_kernel_rows(int64_t kb, const float *a, const float *b, float 
 // each column one accumulator fed a broadcast of B: cols multiply-adds of 8
 // lanes per p instead of 8 of 16.
 constexpr int64_t kMaxNarrowCols = 8;
+static_assert(NR <= 2 * kMaxNarrowCols, "a partial panel is at most two narrow tiles");
 
 // Plain loops, any width: scalar targets (a Cortex-M), where one function
 // is as fast as one instance per width and a fraction of the code.

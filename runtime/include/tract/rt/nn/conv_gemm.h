@@ -289,21 +289,15 @@ constexpr ConvB conv_b_source(const ConvParams &p, bool pair_kernel = kHasPairKe
 
 // Scratch floats conv_gemm needs (weights packed at compile time or not),
 // for whichever B source the target's compiler picks (tractc does not know
-// the target's ISA). In place, B needs scratch only for a last partial
-// panel too wide for the narrow kernel (packed as StridedB, whose block is
-// at most that panel).
+// the target's ISA).
 inline int64_t conv_scratch_floats(const ConvParams &p, bool weights_packed) {
   const detail::Conv4 q = detail::conv4(p);
   const int64_t groups = p.groups > 0 ? p.groups : 1;
   const int64_t k = p.in_channels / groups * q.ker_vol, m = p.out_channels / groups;
-  const int64_t tail = q.out_plane % NR > kMaxNarrowCols ? q.out_plane % NR : 0;
   int64_t floats = 0;
   for (int pair_kernel = 0; pair_kernel < 2; ++pair_kernel) {
-    if (conv_b_source(p, pair_kernel == 1) != ConvB::InPlace)
-      floats = max64(floats, scratch_floats(m, q.out_plane, k, !weights_packed, true));
-    else
-      floats = max64(floats, max64(scratch_floats(m, q.out_plane, k, !weights_packed, false),
-                                   tail ? scratch_floats(m, tail, k, !weights_packed, true) : 0));
+    const bool packs_b = conv_b_source(p, pair_kernel == 1) != ConvB::InPlace;
+    floats = max64(floats, scratch_floats(m, q.out_plane, k, !weights_packed, packs_b));
   }
   return floats;
 }
@@ -326,16 +320,10 @@ void conv_gemm_as(const float *x, const float *w, const float *bias, float *y,
       const int64_t y0 = (b * p.out_channels + g * ocg) * n;
       const float *bg = bias ? bias + g * ocg : nullptr;
       auto run = [&](const auto &a) {
-        if (kB == ConvB::InPlace) {
-          // Read in place up to a last panel of more than kMaxNarrowCols
-          // columns, which is packed.
-          const int64_t full = n % NR <= kMaxNarrowCols ? n : n / NR * NR;
-          gemm_parallel(par, ocg, full, k, a, InPlaceB{xg, q.in_plane}, y + y0, n, y0, bg, epi,
+        if (kB == ConvB::InPlace)
+          gemm_parallel(par, ocg, n, k, a, InPlaceB{xg, q.in_plane}, y + y0, n, y0, bg, epi,
                         scratch);
-          if (full < n)
-            gemm_parallel(par, ocg, n - full, k, a, StridedB{xg + full, q.in_plane, 1},
-                          y + y0 + full, n, y0 + full, bg, epi, scratch);
-        } else if (kB == ConvB::Packed)
+        else if (kB == ConvB::Packed)
           gemm_parallel(par, ocg, n, k, a, StridedB{xg, q.in_plane, 1}, y + y0, n, y0, bg,
                         epi, scratch);
         else
