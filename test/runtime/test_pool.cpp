@@ -191,11 +191,12 @@ TEST(Pool, NamedShapes) {
   // Float rows of 16 or more take the vector row kernel: SqueezeNet's 3x3
   // stride 2 in ceil mode (rows of 111 -> 55, overlapping last vectors), 2x2
   // stride 2 onto exactly 16 outputs, stride 1 with dilation 2 along the
-  // row and padding 2, an output row under 16 (13).
+  // row and padding 2, output rows under 16 (13; 8 with padding).
   run_case({2, 3, {111, 111}, {3, 3}, {2, 2}, {1, 1}, {0, 0}, {0, 0}, true, false}, Kind::Max, 9);
   run_case({2, 2, {9, 32}, {2, 2}, {2, 2}, {1, 1}, {0, 0}, {0, 0}, false, false}, Kind::Max, 10);
   run_case({2, 2, {20, 40}, {3, 3}, {1, 1}, {1, 2}, {1, 2}, {1, 2}, false, false}, Kind::Max, 11);
   run_case({2, 2, {27, 27}, {3, 3}, {2, 2}, {1, 1}, {0, 0}, {0, 0}, true, false}, Kind::Max, 12);
+  run_case({2, 2, {18, 16}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}, false, false}, Kind::Max, 13);
   // Global average pool over 7x7.
   run_case({2, 4, {7, 7}, {7, 7}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, false, false},
            Kind::Avg, 3);

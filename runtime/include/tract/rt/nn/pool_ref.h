@@ -190,10 +190,12 @@ template <class T> void max_pool_rows(const T *x, T *y, const Pool4 &q, int64_t 
 constexpr int64_t kMaxPoolStagedFloats = 2 * kMaxPoolRowElements + 64;
 constexpr int64_t kMaxPoolVectorRows = 16;
 
-// Whether max_pool_rows_floats takes a 2-d float pool: rows of 16 or more
-// that fit the staged row, strides 1 or 2 along the row.
+// Whether max_pool_rows_floats takes a 2-d float pool: input rows of 16 or
+// more that fit the staged row, strides 1 or 2 along the row.
 inline bool max_pool_rows_floats_fit(const Pool4 &q) {
-  const int64_t reach = (q.out[3] - 1) * q.st[3] + (q.ker[3] - 1) * q.dil[3] + 1;
+  // (At least one whole vector of outputs is computed: a 13-wide row too.)
+  const int64_t outs = q.out[3] > 16 ? q.out[3] : 16;
+  const int64_t reach = (outs - 1) * q.st[3] + (q.ker[3] - 1) * q.dil[3] + 1;
   return q.in[3] >= 16 && q.pb[3] + q.in[3] <= kMaxPoolRowElements &&
          reach + 32 <= kMaxPoolStagedFloats && (q.st[3] == 1 || q.st[3] == 2) &&
          q.ker[2] <= kMaxPoolVectorRows;
@@ -243,19 +245,12 @@ inline void max_pool_rows_floats(const float *x, float *y, const Pool4 &q, int64
           break;
       }
       float *out = y + bc * q.out_plane + oh * ow_n;
-      if (ow_n < 16) { // (a 13-wide map: scalar)
-        for (int64_t ow = 0; ow < ow_n; ++ow) {
-          float m = lowest;
-          for (int64_t kw = 0; kw < q.ker[3]; ++kw) {
-            const float v = staged[ow * sw + kw * q.dil[3]];
-            m = m < v ? v : m;
-          }
-          out[ow] = m;
-        }
-        continue;
-      }
       for (int64_t ow = 0;; ow += 16) {
         ow = ow < ow_n - 16 ? ow : ow_n - 16;
+        // (A row narrower than a vector, 13 wide at SqueezeNet's last pool,
+        // computes one whose lanes past the row read the staged padding
+        // and slack, and stores its first ow_n.)
+        ow = ow < 0 ? 0 : ow;
         v16 m;
         for (int64_t j = 0; j < 16; ++j)
           m[j] = lowest;
@@ -272,6 +267,10 @@ inline void max_pool_rows_floats(const float *x, float *y, const Pool4 &q, int64
                                         28, 30);
           }
           m = m < v ? v : m;
+        }
+        if (ow_n < 16) {
+          std::memcpy(out, &m, sizeof(float) * static_cast<size_t>(ow_n));
+          break;
         }
         std::memcpy(out + ow, &m, sizeof m);
         if (ow == ow_n - 16)
