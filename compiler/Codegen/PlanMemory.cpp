@@ -6,9 +6,14 @@
 // graphs (tract and TFLite use the same family of heuristics). A reshape of
 // an arena tensor is a view: it shares its input's buffer (the buffer lives
 // until the last use of either), and the emitter generates no kernel for it.
-// An elementwise kernel whose operand dies with it writes its result over
-// that operand (in place). A kernel's scratch (tract.scratch_bytes, from
-// tract-choose-kernels) is one more buffer, live only while that kernel runs.
+// A concat whose operands are consecutive byte ranges of its result (only
+// unit dims before the axis: SqueezeNet's fire modules) is one too: each
+// operand's producer writes straight into its range of the result's buffer,
+// which lives from the first operand's producer to the last use of any of
+// them. An elementwise kernel whose operand dies with it writes its result
+// over that operand (in place). A kernel's scratch (tract.scratch_bytes,
+// from tract-choose-kernels) is one more buffer, live only while that
+// kernel runs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +21,8 @@
 #include "compiler/Codegen/Passes.h"
 
 #include "mlir/IR/Builders.h"
+
+#include <optional>
 
 namespace mlir::tract {
 #define GEN_PASS_DEF_TRACTPLANMEMORYPASS
@@ -52,7 +59,40 @@ struct Buffer {
   int64_t bytes;
   int64_t first, last; // live interval, in op indices
   int64_t offset = -1;
+  // A concat operand's buffer lies inside the concat's: `parent` (an index
+  // into the buffers), `offsetInParent` bytes in. Only roots are placed.
+  int64_t parent = -1, offsetInParent = 0;
 };
+
+// Extends buffer `b`'s live interval to `last`, and its enclosing buffers'.
+void extendTo(std::vector<Buffer> &buffers, size_t b, int64_t last) {
+  for (int64_t i = (int64_t)b; i >= 0; i = buffers[i].parent)
+    buffers[i].last = std::max(buffers[i].last, last);
+}
+
+// The buffers of `concat`'s operands, when it can be a view of them: only
+// unit dims before the axis (each operand is one byte range of the result),
+// and each operand an arena tensor with a buffer of its own (not a view of
+// or written in place over another value, not inside another concat),
+// distinct.
+std::optional<SmallVector<size_t>> concatParts(ConcatOp concat,
+                                               const llvm::DenseMap<Value, size_t> &bufferOf,
+                                               const std::vector<Buffer> &buffers) {
+  auto type = cast<RankedTensorType>(concat.getType());
+  if (llvm::any_of(type.getShape().take_front(concat.getAxis()), [](int64_t d) { return d != 1; }))
+    return std::nullopt;
+  SmallVector<size_t> parts;
+  for (Value in : concat.getInputs()) {
+    auto it = bufferOf.find(in);
+    if (it == bufferOf.end())
+      return std::nullopt;
+    const Buffer &b = buffers[it->second];
+    if (b.value != in || b.parent >= 0 || llvm::is_contained(parts, it->second))
+      return std::nullopt;
+    parts.push_back(it->second);
+  }
+  return parts;
+}
 
 // Places the buffers in `order`, each at the lowest aligned offset clear of
 // the placed buffers live at the same time; returns the arena's bytes.
@@ -113,17 +153,36 @@ struct PlanMemory : impl::TractPlanMemoryPassBase<PlanMemory> {
         auto reshape = dyn_cast<ReshapeOp>(op);
         if (reshape && bufferOf.count(reshape.getInput())) {
           size_t b = bufferOf.lookup(reshape.getInput());
-          buffers[b].last = std::max(buffers[b].last, last);
+          extendTo(buffers, b, last);
           bufferOf[result] = b;
           continue;
         }
-        // In place: an operand's buffer whose last reader is this op.
+        // A concat of byte ranges: its operands' buffers move inside its own.
+        if (auto concat = dyn_cast<ConcatOp>(op)) {
+          if (auto parts = concatParts(concat, bufferOf, buffers)) {
+            size_t whole = buffers.size();
+            buffers.push_back({result, nullptr, tensorBytes(result.getType()), index[&op], last});
+            int64_t at = 0;
+            for (size_t b : *parts) {
+              buffers[b].parent = (int64_t)whole;
+              buffers[b].offsetInParent = at;
+              at += buffers[b].bytes;
+              buffers[whole].first = std::min(buffers[whole].first, buffers[b].first);
+              buffers[whole].last = std::max(buffers[whole].last, buffers[b].last);
+            }
+            bufferOf[result] = whole;
+            continue;
+          }
+        }
+        // In place: an operand's buffer whose last reader is this op (never
+        // a concat operand's: the concat's result still holds those bytes).
         bool inPlace = false;
         for (unsigned k : inPlaceOperands(op)) {
           auto it = bufferOf.find(op.getOperand(k));
-          if (it == bufferOf.end() || buffers[it->second].last != index[&op])
+          if (it == bufferOf.end() || buffers[it->second].last != index[&op] ||
+              buffers[it->second].parent >= 0)
             continue;
-          buffers[it->second].last = last;
+          extendTo(buffers, it->second, last);
           bufferOf[result] = it->second;
           inPlace = true;
           break;
@@ -157,7 +216,8 @@ struct PlanMemory : impl::TractPlanMemoryPassBase<PlanMemory> {
     for (bool (*less)(const Buffer *, const Buffer *) : {+bySize, +byStart, +byArea}) {
       std::vector<Buffer *> order;
       for (Buffer &b : buffers)
-        order.push_back(&b);
+        if (b.parent < 0)
+          order.push_back(&b);
       std::sort(order.begin(), order.end(), less);
       int64_t bytes = firstFit(order, alignment);
       if (arenaBytes < 0 || bytes < arenaBytes) {
@@ -169,6 +229,10 @@ struct PlanMemory : impl::TractPlanMemoryPassBase<PlanMemory> {
     }
     for (size_t b = 0; b < buffers.size(); ++b)
       buffers[b].offset = best[b];
+    // Concat operands after their concat's buffer (created after them).
+    for (size_t b = buffers.size(); b-- > 0;)
+      if (buffers[b].parent >= 0)
+        buffers[b].offset = buffers[buffers[b].parent].offset + buffers[b].offsetInParent;
 
     llvm::DenseMap<Value, int64_t> offsets;
     for (auto [value, b] : bufferOf)

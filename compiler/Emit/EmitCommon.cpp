@@ -74,6 +74,25 @@ static TensorDesc describe(Value v, std::string name) {
   return d;
 }
 
+// Whether tract-plan-memory placed each of `concat`'s operands at its byte
+// range of the result (only unit dims before the axis), so the concat is
+// already done.
+static bool isConcatView(ConcatOp concat, const llvm::DenseMap<Value, int64_t> &arenaOffsets) {
+  auto offsets = concat->getAttrOfType<DenseI64ArrayAttr>(kArenaOffsetsAttr);
+  auto type = cast<RankedTensorType>(concat.getType());
+  if (!offsets || offsets.size() != 1 || offsets[0] < 0 ||
+      llvm::any_of(type.getShape().take_front(concat.getAxis()), [](int64_t d) { return d != 1; }))
+    return false;
+  int64_t at = offsets[0];
+  for (Value in : concat.getInputs()) {
+    auto it = arenaOffsets.find(in);
+    if (it == arenaOffsets.end() || it->second != at)
+      return false;
+    at += tensorBytes(in.getType());
+  }
+  return true;
+}
+
 FailureOr<PlannedModel> PlannedModel::analyze(ModuleOp module) {
   PlannedModel pm;
   func::FuncOp func;
@@ -151,6 +170,17 @@ FailureOr<PlannedModel> PlannedModel::analyze(ModuleOp module) {
         pm.names[reshape.getResult()] = pm.tensorName(reshape.getInput());
         continue;
       }
+    }
+    // A concat the memory plan made a view of its operands (each already
+    // at its place in the result's bytes): no kernel; the report lists it.
+    if (auto concat = dyn_cast<ConcatOp>(op); concat && isConcatView(concat, pm.arenaOffsets)) {
+      Value result = concat.getResult();
+      pm.arenaOffsets[result] = op.getAttrOfType<DenseI64ArrayAttr>(kArenaOffsetsAttr)[0];
+      auto nodes = nodesOfLocation(op.getLoc());
+      pm.names[result] = nodes.empty() ? fmt::format("concat_{}", pm.concatViews.size())
+                                       : nodes[0].first + ":0";
+      pm.concatViews.push_back(concat);
+      continue;
     }
     Kernel k;
     k.op = &op;

@@ -10,6 +10,7 @@
 #define TRACT_EMIT_EMITCOMMON_H
 
 #include "compiler/Emit/KernelCalls.h"
+#include "dialects/tract/IR/TractOps.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/DenseMap.h"
@@ -58,6 +59,7 @@ struct PlannedModel {
   std::vector<Kernel> kernels;
   std::vector<TensorDesc> inputs, outputs;
   std::vector<OutputCopy> outputCopies;
+  std::vector<ConcatOp> concatViews; // concats with no kernel (operands in place)
 
   llvm::DenseMap<Value, int64_t> weightOffsets, arenaOffsets;
   llvm::DenseMap<Value, int> argIndex, outputIndex;

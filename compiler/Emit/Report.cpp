@@ -68,11 +68,21 @@ std::string mlir::tract::emitReport(ModuleOp module, const EmitOptions &options)
     }
     kernels.push_back(std::move(kernel));
   }
+  // Concats with no kernel: their operands were written in place.
+  llvm::json::Array views;
+  for (ConcatOp concat : pm.concatViews) {
+    llvm::json::Array parts;
+    for (Value v : concat.getInputs())
+      parts.push_back(tensor(v));
+    views.push_back(llvm::json::Object{{"tensor", tensor(concat.getResult())},
+                                       {"concat_of", std::move(parts)}});
+  }
   llvm::json::Object root{{"model", utf8(options.modelName)},
                           {"target", options.target},
                           {"arena_bytes", pm.arenaBytes},
                           {"weights_bytes", (int64_t)pm.weights.size()},
-                          {"kernels", std::move(kernels)}};
+                          {"kernels", std::move(kernels)},
+                          {"views", std::move(views)}};
   std::string text;
   llvm::raw_string_ostream os(text);
   os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";

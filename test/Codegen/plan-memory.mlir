@@ -143,3 +143,68 @@ func.func @shrinking_run(%x: tensor<1x64xf32>) -> tensor<1x8xf32> {
   %e = tract.matmul %d, %w5 : tensor<1x48xf32>, tensor<48x8xf32> -> tensor<1x8xf32>
   return %e : tensor<1x8xf32>
 }
+
+// -----
+
+// A concat along an axis with only unit dims before it is a view: each
+// operand is written straight into its byte range of the result's buffer
+// (relu's 16 bytes, then neg's), and exp may then overwrite the whole.
+// CHECK-LABEL: func @concat_in_place
+// CHECK-SAME: tract.arena_bytes = 64
+// CHECK: tract.relu %{{.*}} {tract.arena_offsets = array<i64: 0>}
+// CHECK: tract.neg %{{.*}} {tract.arena_offsets = array<i64: 16>}
+// CHECK: tract.concat %{{.*}}, %{{.*}} {axis = 1 : i64, tract.arena_offsets = array<i64: 0>}
+// CHECK: tract.exp %{{.*}} {tract.arena_offsets = array<i64: 0>}
+func.func @concat_in_place(%x: tensor<1x4xf32>, %y: tensor<1x8xf32>) -> tensor<1x12xf32> {
+  %0 = tract.relu %x : tensor<1x4xf32>
+  %1 = tract.neg %y : tensor<1x8xf32>
+  %2 = tract.concat %0, %1 {axis = 1} : (tensor<1x4xf32>, tensor<1x8xf32>) -> tensor<1x12xf32>
+  %3 = tract.exp %2 : tensor<1x12xf32>
+  %4 = tract.abs %3 : tensor<1x12xf32>
+  return %4 : tensor<1x12xf32>
+}
+
+// -----
+
+// Concats that copy: operands interleaved in the result (2 rows before the
+// axis), an operand outside the arena (a graph input).
+// CHECK-LABEL: func @concat_copies
+// CHECK: tract.relu %arg0 {tract.arena_offsets = array<i64: [[A:[0-9]+]]>}
+// CHECK: tract.neg %arg1 {tract.arena_offsets = array<i64: [[B:[0-9]+]]>}
+// CHECK: tract.concat %{{.*}} {axis = 1 : i64, tract.arena_offsets = array<i64: [[C:[0-9]+]]>}
+// CHECK-NOT: array<i64: [[A]]>
+// CHECK-NOT: array<i64: [[B]]>
+// CHECK: tract.relu %arg2 {tract.arena_offsets = array<i64: [[D:[0-9]+]]>}
+// CHECK-NOT: array<i64: [[D]]>
+// CHECK: tract.concat
+func.func @concat_copies(%x: tensor<2x4xf32>, %y: tensor<2x8xf32>, %z: tensor<1x4xf32>) -> (tensor<2x12xf32>, tensor<1x8xf32>) {
+  %0 = tract.relu %x : tensor<2x4xf32>
+  %1 = tract.neg %y : tensor<2x8xf32>
+  %2 = tract.concat %0, %1 {axis = 1} : (tensor<2x4xf32>, tensor<2x8xf32>) -> tensor<2x12xf32>
+  %3 = tract.exp %2 : tensor<2x12xf32>
+  %4 = tract.relu %z : tensor<1x4xf32>
+  %5 = tract.concat %4, %z {axis = 1} : (tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<1x8xf32>
+  %6 = tract.exp %5 : tensor<1x8xf32>
+  return %3, %6 : tensor<2x12xf32>, tensor<1x8xf32>
+}
+
+// -----
+
+// relu's result is read again after the concat: the concat's bytes stay
+// live until then, so exp and the second neg (relu's last reader) write
+// elsewhere instead of in place.
+// CHECK-LABEL: func @concat_operand_read_later
+// CHECK: tract.relu %{{.*}} {tract.arena_offsets = array<i64: [[R:[0-9]+]]>}
+// CHECK: tract.concat %{{.*}}, %{{.*}} {axis = 1 : i64, tract.arena_offsets = array<i64: [[R]]>}
+// CHECK-NOT: array<i64: [[R]]>
+// CHECK: return
+func.func @concat_operand_read_later(%x: tensor<1x4xf32>, %y: tensor<1x4xf32>) -> (tensor<1x8xf32>, tensor<1x4xf32>) {
+  %0 = tract.relu %x : tensor<1x4xf32>
+  %1 = tract.neg %y : tensor<1x4xf32>
+  %2 = tract.concat %0, %1 {axis = 1} : (tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<1x8xf32>
+  %3 = tract.exp %2 : tensor<1x8xf32>
+  %4 = tract.neg %0 : tensor<1x4xf32>
+  %5 = tract.exp %4 : tensor<1x4xf32>
+  %6 = tract.abs %3 : tensor<1x8xf32>
+  return %6, %5 : tensor<1x8xf32>, tensor<1x4xf32>
+}

@@ -109,20 +109,39 @@ def check_plan(report_path):
     once must not overlap (except a kernel's output written in place over an input that dies
     there), and the arena must be within 5% of the peak of live bytes and within 25% of the largest
     single kernel's arena inputs, outputs and scratch. A kernel's scratch is a tensor live during
-    that kernel only."""
+    that kernel only; a concat done in place (the report's "views") is one tensor holding its
+    operands, each at its byte range."""
     with open(report_path) as f:
         report = json.load(f)
+    # A concat done in place (a "view") holds its operands' bytes: each
+    # operand counts as the whole concat, live from the first operand's
+    # producer to the concat's last reader.
+    whole_of = {}
+    for v in report.get("views", []):
+        at = v["tensor"]["arena_offset"]
+        for part in v["concat_of"]:
+            if part["arena_offset"] != at:
+                return "memory plan: %s is not at its place in %s" % (part["tensor"],
+                                                                     v["tensor"]["tensor"])
+            at += part["bytes"]
+            whole_of[part["tensor"]] = v["tensor"]
+
+    def resolve(t):
+        while t["tensor"] in whole_of:
+            t = whole_of[t["tensor"]]
+        return t
     first, last, size, offset = {}, {}, {}, {}
     in_place = set()  # (input, output) pairs sharing bytes in one kernel
     for k in report["kernels"]:
         for o in k["outputs"]:
             for t in k["inputs"]:
                 if o["arena_offset"] is not None and o["arena_offset"] == t["arena_offset"]:
-                    in_place.add((t["tensor"], o["tensor"]))
+                    in_place.add((resolve(t)["tensor"], resolve(o)["tensor"]))
     for i, k in enumerate(report["kernels"]):
         for t in k["outputs"] + k["inputs"]:
             if t["arena_offset"] is None:
                 continue
+            t = resolve(t)
             name = t["tensor"]
             first.setdefault(name, i)
             last[name] = i
