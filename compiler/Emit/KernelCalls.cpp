@@ -632,7 +632,9 @@ LogicalResult mlir::tract::buildKernelCall(Operation *op, KernelCall &call) {
         const char *fn = std::is_same_v<decltype(s), SoftmaxOp>      ? "softmax"
                          : std::is_same_v<decltype(s), LogSoftmaxOp> ? "log_softmax"
                                                                      : "hardmax";
-        b.line(fmt::format("tract::rt::{}(in0, out0, {}, {}, {});", fn, outer, len, inner));
+        // (Softmax splits its slices over threads; attention's are big.)
+        b.line(fmt::format("tract::rt::{}(in0, out0, {}, {}, {}{});", fn, outer, len, inner,
+                           std::is_same_v<decltype(s), SoftmaxOp> ? ", par" : ""));
         call.flops = 4 * n;
         return success();
       })

@@ -1,3 +1,4 @@
+#include "tract/rt/io/thread_pool.h"
 #include "tract/rt/nn/softmax_ref.h"
 
 #include "test_util.h"
@@ -107,5 +108,27 @@ TEST(Softmax, MaskedRowWithWholeLanesAtMinusInfinity) {
     ASSERT_TRUE(all_near(y, std::vector<float>(sm.begin(), sm.end()), 1e-5, 1e-5)) << len;
     for (int64_t j = 0; j < 40 && j < len - 5; ++j)
       EXPECT_EQ(y[size_t(j)], 0.0f) << len << " at " << j;
+  }
+}
+
+// Rows split over 2 and 3 threads (an attention's 4 heads x 128 rows of
+// 128, and a strided axis) give the serial result bit for bit.
+TEST(Softmax, SplitOverThreadsMatchesSerial) {
+  struct Case {
+    int64_t outer, len, inner;
+  };
+  for (const Case &c : {Case{512, 128, 1}, Case{30, 50, 70}}) {
+    const auto xd = random_vec<double>(size_t(c.outer * c.len * c.inner), 91, -6, 6);
+    const std::vector<float> x(xd.begin(), xd.end());
+    std::vector<float> serial(x.size()), parallel(x.size());
+    rt::softmax(x.data(), serial.data(), c.outer, c.len, c.inner);
+    for (int threads : {2, 3}) {
+      rt::ThreadPool pool(threads);
+      const rt::Parallel par{rt::ThreadPool::parallel_for, &pool, threads, nullptr, 0};
+      std::fill(parallel.begin(), parallel.end(), -1.0f);
+      rt::softmax(x.data(), parallel.data(), c.outer, c.len, c.inner, par);
+      EXPECT_EQ(serial, parallel) << c.outer << "x" << c.len << "x" << c.inner << ", threads "
+                                  << threads;
+    }
   }
 }

@@ -8,6 +8,10 @@
 
 #include "tract/rt/common.h"
 #include "tract/rt/elementwise/vmath.h"
+#include "tract/rt/parallel.h"
+
+#include <cstring>
+#include <type_traits>
 
 namespace tract {
 namespace rt {
@@ -39,64 +43,86 @@ inline void softmax_stats(const T *x, T *y, int64_t axis_len, int64_t inner,
     }
 }
 
-// Softmax of one contiguous row (inner == 1, attention's case). A single
-// running max and sum would be serial chains, so the row is read as
-// [n / 16, 16]: softmax_stats keeps one max and sum per lane (its column
-// loop vectorises; the lane count is opaque so it stays a loop), then the
-// lanes are combined and each lane's exps rescaled to the common max.
+// Softmax of one contiguous row (inner == 1, attention's case), in three
+// passes over the row (it stays in L1): the max, exp(x - max) and its sum,
+// the scaling. Each pass keeps 16 lanes of state so its loop vectorises
+// (one running max or sum would be a serial chain); only the lanes'
+// combination is scalar, once per row. (Keeping a max per lane and
+// rescaling the lanes' sums afterwards saves the max pass but costs 16
+// scalar exps per row: most of a 128-wide attention row's time.)
 template <class T> inline void softmax_row(const T *x, T *y, int64_t n) {
   constexpr int64_t L = 16;
   const int64_t body = n / L * L;
-  T m[L], s[L], scale[L];
-  T mx = lowest_or_neg_inf<T>(), sum = T(0);
-  if (body > 0) {
-    const int64_t lanes = opaque(L);
-    softmax_stats(x, y, body / L, L, lanes, m, s, true);
-    for (int64_t l = 0; l < L; ++l)
-      mx = (mx < m[l] || is_nan(m[l])) ? m[l] : mx;
-  }
+  T lane[L];
+  for (int64_t l = 0; l < L; ++l)
+    lane[l] = lowest_or_neg_inf<T>();
+#if defined(__GNUC__)
+  // (GCC leaves this loop scalar, a branch per element, unless written on
+  // vectors.)
+  if constexpr (std::is_same<T, float>::value) {
+    typedef float v16 __attribute__((vector_size(64)));
+    v16 m;
+    std::memcpy(&m, lane, sizeof m);
+    for (int64_t j = 0; j < body; j += L) {
+      v16 v;
+      std::memcpy(&v, x + j, sizeof v);
+      m = ((m < v) | (v != v)) ? v : m;
+    }
+    std::memcpy(lane, &m, sizeof m);
+  } else
+#endif
+    for (int64_t j = 0; j < body; j += L)
+      for (int64_t l = 0; l < L; ++l) {
+        const T v = x[j + l];
+        lane[l] = (lane[l] < v || is_nan(v)) ? v : lane[l];
+      }
+  T mx = lowest_or_neg_inf<T>();
+  for (int64_t l = 0; l < L; ++l)
+    mx = (mx < lane[l] || is_nan(lane[l])) ? lane[l] : mx;
   for (int64_t j = body; j < n; ++j)
     mx = (mx < x[j] || is_nan(x[j])) ? x[j] : mx;
-  // A lane of only -inf (a masked stretch) has NaN sums and exps, and
-  // weight 0 (exp(-inf - mx)): it contributes nothing and writes zeros.
-  if (body > 0)
-    for (int64_t l = 0; l < L; ++l) {
-      scale[l] = m[l] == mx ? T(1) : vm::exp(m[l] - mx);
-      sum += scale[l] == T(0) ? T(0) : s[l] * scale[l];
+  // A row of only -inf (all masked) gives NaN, as exp(-inf - -inf) does.
+  // x - max <= 0: exp_normal, with 0 below -kExpNormal (a masked -inf gives
+  // exactly 0; a weight under e^-87.3 = 1.2e-38 is nothing next to the
+  // max's 1), is all it needs and cheaper than exp's whole range.
+  if constexpr (std::is_same<T, float>::value)
+    for (int64_t j = 0; j < n; ++j) {
+      const float d = x[j] - mx;
+      y[j] = d < -vm::kExpNormal ? 0.0f : vm::exp_normal(d);
     }
-  for (int64_t j = body; j < n; ++j) {
-    y[j] = vm::exp(x[j] - mx);
-    sum += y[j];
-  }
-  const T inv = T(1) / sum;
-  if (body > 0) {
+  else
+    for (int64_t j = 0; j < n; ++j)
+      y[j] = vm::exp(x[j] - mx);
+  for (int64_t l = 0; l < L; ++l)
+    lane[l] = T(0);
+  for (int64_t j = 0; j < body; j += L)
     for (int64_t l = 0; l < L; ++l)
-      scale[l] *= inv;
-    const int64_t lanes = opaque(L);
-    for (int64_t j = 0; j < body; j += L)
-      for (int64_t l = 0; l < lanes; ++l)
-        y[j + l] = scale[l] == T(0) ? T(0) : y[j + l] * scale[l];
-  }
+      lane[l] += y[j + l];
+  T sum = T(0);
+  for (int64_t l = 0; l < L; ++l)
+    sum += lane[l];
   for (int64_t j = body; j < n; ++j)
+    sum += y[j];
+  const T inv = T(1) / sum;
+  for (int64_t j = 0; j < n; ++j)
     y[j] *= inv;
 }
 
-} // namespace detail
-
+// softmax over outer slices [o0, o1).
 template <class T>
-void softmax(const T *x, T *y, int64_t outer, int64_t axis_len, int64_t inner) {
+void softmax_slices(const T *x, T *y, int64_t o0, int64_t o1, int64_t axis_len, int64_t inner) {
   if (inner == 1) {
-    for (int64_t o = 0; o < outer; ++o)
-      detail::softmax_row(x + o * axis_len, y + o * axis_len, axis_len);
+    for (int64_t o = o0; o < o1; ++o)
+      softmax_row(x + o * axis_len, y + o * axis_len, axis_len);
     return;
   }
-  T m[detail::kSoftmaxBlock], s[detail::kSoftmaxBlock];
-  for (int64_t o = 0; o < outer; ++o) {
-    for (int64_t c0 = 0; c0 < inner; c0 += detail::kSoftmaxBlock) {
-      const int64_t cols = detail::min_(detail::kSoftmaxBlock, inner - c0);
+  T m[kSoftmaxBlock], s[kSoftmaxBlock];
+  for (int64_t o = o0; o < o1; ++o) {
+    for (int64_t c0 = 0; c0 < inner; c0 += kSoftmaxBlock) {
+      const int64_t cols = min_(kSoftmaxBlock, inner - c0);
       const T *xb = x + o * axis_len * inner + c0;
       T *yb = y + o * axis_len * inner + c0;
-      detail::softmax_stats(xb, yb, axis_len, inner, cols, m, s, true);
+      softmax_stats(xb, yb, axis_len, inner, cols, m, s, true);
       for (int64_t c = 0; c < cols; ++c)
         s[c] = T(1) / s[c];
       for (int64_t j = 0; j < axis_len; ++j)
@@ -104,6 +130,22 @@ void softmax(const T *x, T *y, int64_t outer, int64_t axis_len, int64_t inner) {
           yb[j * inner + c] *= s[c];
     }
   }
+}
+
+} // namespace detail
+
+// The outer slices are split over par.threads tasks (an attention's 512
+// rows of 128: about 8 multiply-adds' worth per element, the exp).
+template <class T>
+void softmax(const T *x, T *y, int64_t outer, int64_t axis_len, int64_t inner,
+             const Parallel &par = Parallel{}) {
+  const int64_t work = 8 * outer * axis_len * inner;
+  const int64_t tasks =
+      par.parallel_for && work >= kMinParallelWork ? detail::min_(par.threads, outer) : 1;
+  run_tasks(par, tasks, [&](int64_t t) {
+    const int64_t o0 = outer * t / tasks, o1 = outer * (t + 1) / tasks;
+    detail::softmax_slices(x, y, o0, o1, axis_len, inner);
+  });
 }
 
 template <class T>
