@@ -63,25 +63,51 @@ bool swapsLastTwo(ArrayRef<int64_t> perm) {
   return true;
 }
 
+// perm with its last two entries swapped, when perm moves the last dim and
+// the swapped one keeps it: attention's K^T from [b, s, h, d], (0, 2, 3, 1),
+// moves single floats with a stride, where (0, 2, 1, 3) copies rows of d.
+std::optional<SmallVector<int64_t>> keepsRowsOnceSwapped(ArrayRef<int64_t> perm) {
+  int64_t r = perm.size();
+  if (r < 2 || perm[r - 1] == r - 1 || perm[r - 2] != r - 1)
+    return std::nullopt;
+  SmallVector<int64_t> swapped(perm);
+  std::swap(swapped[r - 1], swapped[r - 2]);
+  return swapped;
+}
+
 // matmul(transpose(a), b) ==> matmul(a, b) {transpose_a}, likewise for b.
+// A transpose that also moves other dims keeps them moved, and hands the
+// swap of the last two to the matmul's flag when that lets it copy whole
+// rows (keepsRowsOnceSwapped; the GEMM packs a transposed operand as fast).
 struct TransposeIntoMatMul : OpRewritePattern<MatMulOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(MatMulOp op, PatternRewriter &rewriter) const override {
-    auto ta = op.getLhs().getDefiningOp<TransposeOp>();
-    auto tb = op.getRhs().getDefiningOp<TransposeOp>();
-    bool foldA = ta && swapsLastTwo(ta.getPerm());
-    bool foldB = tb && swapsLastTwo(tb.getPerm());
-    if (!foldA && !foldB)
-      return rewriter.notifyMatchFailure(op, "no operand is a last-two-dims transpose");
-    Value a = foldA ? ta.getInput() : op.getLhs();
-    Value b = foldB ? tb.getInput() : op.getRhs();
-    bool transA = op.getTransposeA() != foldA, transB = op.getTransposeB() != foldB;
     SmallVector<Operation *> absorbed{op};
-    if (foldA)
-      absorbed.push_back(ta);
-    if (foldB)
-      absorbed.push_back(tb);
-    auto mm = rewriter.create<MatMulOp>(fusedLoc(absorbed), op.getType(), a, b, transA, transB);
+    // The operand with its transpose folded, or null if there is none to fold.
+    auto fold = [&](Value operand) -> Value {
+      auto t = operand.getDefiningOp<TransposeOp>();
+      if (!t)
+        return {};
+      if (swapsLastTwo(t.getPerm())) {
+        absorbed.push_back(t);
+        return t.getInput();
+      }
+      std::optional<SmallVector<int64_t>> perm = keepsRowsOnceSwapped(t.getPerm());
+      if (!perm || !t->hasOneUse())
+        return {};
+      auto in = cast<RankedTensorType>(t.getInput().getType());
+      SmallVector<int64_t> shape;
+      for (int64_t d : *perm)
+        shape.push_back(in.getDimSize(d));
+      return rewriter.create<TransposeOp>(t.getLoc(), in.clone(shape), t.getInput(),
+                                          rewriter.getDenseI64ArrayAttr(*perm));
+    };
+    Value a = fold(op.getLhs()), b = fold(op.getRhs());
+    if (!a && !b)
+      return rewriter.notifyMatchFailure(op, "no operand transpose to hand to the matmul");
+    bool transA = op.getTransposeA() != bool(a), transB = op.getTransposeB() != bool(b);
+    auto mm = rewriter.create<MatMulOp>(fusedLoc(absorbed), op.getType(), a ? a : op.getLhs(),
+                                        b ? b : op.getRhs(), transA, transB);
     rewriter.replaceOp(op, mm.getResult());
     return success();
   }

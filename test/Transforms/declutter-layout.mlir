@@ -139,14 +139,34 @@ func.func @transpose_into_matmul_fold(%q: tensor<2x4x8xf32>, %k: tensor<2x5x8xf3
 
 // -----
 
-// A transpose that moves a batch dim is not a matrix transposition.
+// A transpose that moves a batch dim is not a matrix transposition: it
+// stays, but hands the matmul the swap of its last two dims when that lets
+// it copy whole rows (here of k's last dim) instead of single floats.
 // CHECK-LABEL: func @transpose_into_matmul_nofold
-// CHECK: tract.transpose
-// CHECK: tract.matmul
+// CHECK: tract.transpose %arg1 {perm = array<i64: 1, 0, 2>} : tensor<5x8x8xf32> -> tensor<8x5x8xf32>
+// CHECK: tract.matmul %arg0, %{{.*}} {transpose_b}
 func.func @transpose_into_matmul_nofold(%q: tensor<8x4x8xf32>, %k: tensor<5x8x8xf32>) -> tensor<8x4x5xf32> {
   %0 = tract.transpose %k {perm = array<i64: 1, 2, 0>} : tensor<5x8x8xf32> -> tensor<8x8x5xf32>
   %1 = tract.matmul %q, %0 : tensor<8x4x8xf32>, tensor<8x8x5xf32> -> tensor<8x4x5xf32>
   return %1 : tensor<8x4x5xf32>
+}
+
+// -----
+
+// Attention's K^T straight from the [b, s, h, d] projection, (0, 2, 3, 1):
+// the head split (0, 2, 1, 3) stays, the transposition goes to the matmul.
+// A transpose with another user is left alone.
+// CHECK-LABEL: func @transpose_heads_into_matmul
+// CHECK: %[[T:.+]] = tract.transpose %arg1 {perm = array<i64: 0, 2, 1, 3>} : tensor<1x16x4x8xf32> -> tensor<1x4x16x8xf32>
+// CHECK: tract.matmul %arg0, %[[T]] {transpose_b} : tensor<1x4x16x8xf32>, tensor<1x4x16x8xf32> -> tensor<1x4x16x16xf32>
+// CHECK: %[[U:.+]] = tract.transpose %arg1 {perm = array<i64: 0, 2, 3, 1>}
+// CHECK: tract.matmul %arg0, %[[U]] : tensor<1x4x16x8xf32>, tensor<1x4x8x16xf32>
+func.func @transpose_heads_into_matmul(%q: tensor<1x4x16x8xf32>, %k: tensor<1x16x4x8xf32>) -> (tensor<1x4x16x16xf32>, tensor<1x4x16x16xf32>, tensor<1x4x8x16xf32>) {
+  %0 = tract.transpose %k {perm = array<i64: 0, 2, 3, 1>} : tensor<1x16x4x8xf32> -> tensor<1x4x8x16xf32>
+  %1 = tract.matmul %q, %0 : tensor<1x4x16x8xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x16x16xf32>
+  %2 = tract.transpose %k {perm = array<i64: 0, 2, 3, 1>} : tensor<1x16x4x8xf32> -> tensor<1x4x8x16xf32>
+  %3 = tract.matmul %q, %2 : tensor<1x4x16x8xf32>, tensor<1x4x8x16xf32> -> tensor<1x4x16x16xf32>
+  return %1, %3, %2 : tensor<1x4x16x16xf32>, tensor<1x4x16x16xf32>, tensor<1x4x8x16xf32>
 }
 
 // -----
