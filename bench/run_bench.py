@@ -8,7 +8,9 @@ same way on the same input. The two alternate for --rounds rounds and each side'
 median of its round medians, so a slow spell on this noisy machine hits both. Before timing,
 tractc's output is checked against torch's (max abs diff printed).
 
-Prints a markdown table: times and speedup = ORT time / tractc time (> 1: tractc is faster).
+Prints a markdown table: times, speedup = ORT time / tractc time (> 1: tractc is faster), and the
+median of the rounds' own ratios (each round's two runs back to back: a slow spell that covers
+some rounds moves both of a pair).
 
 Usage: run_bench.py [--only NAME,...] [--threads 1,2] [--rounds 5] [--workdir build/bench]
 """
@@ -101,14 +103,15 @@ def main():
                         str(t), str(repeat)])
                 theirs.append(median_ms(r.stdout))
             a, b = statistics.median(ours), statistics.median(theirs)
-            rows.append((name, t, a, b, diff))
-            print("%-16s threads %d  tractc %9.3f ms  ORT %9.3f ms  speedup %5.2fx  |diff| %.2g"
-                  % (name, t, a, b, b / a, diff), file=sys.stderr, flush=True)
+            paired = statistics.median(y / x for x, y in zip(ours, theirs))
+            rows.append((name, t, a, b, paired, diff))
+            print("%-16s threads %d  tractc %9.3f ms  ORT %9.3f ms  speedup %5.2fx  paired %5.2fx"
+                  "  |diff| %.2g" % (name, t, a, b, b / a, paired, diff), file=sys.stderr, flush=True)
 
-    print("| model | threads | tractc ms | ORT ms | speedup (ORT/tractc) | max abs diff vs torch |")
-    print("|---|---|---|---|---|---|")
-    for name, t, a, b, diff in rows:
-        print("| %s | %d | %.3f | %.3f | %.2fx | %.1e |" % (name, t, a, b, b / a, diff))
+    print("| model | threads | tractc ms | ORT ms | speedup (ORT/tractc) | paired | max abs diff vs torch |")
+    print("|---|---|---|---|---|---|---|")
+    for name, t, a, b, paired, diff in rows:
+        print("| %s | %d | %.3f | %.3f | %.2fx | %.2fx | %.1e |" % (name, t, a, b, b / a, paired, diff))
 
 
 if __name__ == "__main__":
