@@ -56,9 +56,9 @@ template <class T> inline void softmax_row(const T *x, T *y, int64_t n) {
   T lane[L];
   for (int64_t l = 0; l < L; ++l)
     lane[l] = lowest_or_neg_inf<T>();
-#if defined(__GNUC__)
+#if defined(__GNUC__) && (defined(__AVX__) || defined(__SSE2__) || defined(__ARM_NEON))
   // (GCC leaves this loop scalar, a branch per element, unless written on
-  // vectors.)
+  // vectors; a core without vector registers, a Cortex-M, keeps the loop.)
   if constexpr (std::is_same<T, float>::value) {
     typedef float v16 __attribute__((vector_size(64)));
     v16 m;
