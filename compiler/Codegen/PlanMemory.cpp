@@ -70,16 +70,14 @@ void extendTo(std::vector<Buffer> &buffers, size_t b, int64_t last) {
     buffers[i].last = std::max(buffers[i].last, last);
 }
 
-// The buffers of `concat`'s operands, when it can be a view of them: only
-// unit dims before the axis (each operand is one byte range of the result),
-// and each operand an arena tensor with a buffer of its own (not a view of
-// or written in place over another value, not inside another concat),
-// distinct.
+// The buffers of `concat`'s operands, when it can be a view of them
+// (concatOfByteRanges) and each operand is an arena tensor with a buffer of
+// its own (not a view of or written in place over another value, not inside
+// another concat), each a different one.
 std::optional<SmallVector<size_t>> concatParts(ConcatOp concat,
                                                const llvm::DenseMap<Value, size_t> &bufferOf,
                                                const std::vector<Buffer> &buffers) {
-  auto type = cast<RankedTensorType>(concat.getType());
-  if (llvm::any_of(type.getShape().take_front(concat.getAxis()), [](int64_t d) { return d != 1; }))
+  if (!concatOfByteRanges(concat))
     return std::nullopt;
   SmallVector<size_t> parts;
   for (Value in : concat.getInputs()) {

@@ -75,13 +75,10 @@ static TensorDesc describe(Value v, std::string name) {
 }
 
 // Whether tract-plan-memory placed each of `concat`'s operands at its byte
-// range of the result (only unit dims before the axis), so the concat is
-// already done.
+// range of the result (concatOfByteRanges), so the concat is already done.
 static bool isConcatView(ConcatOp concat, const llvm::DenseMap<Value, int64_t> &arenaOffsets) {
   auto offsets = concat->getAttrOfType<DenseI64ArrayAttr>(kArenaOffsetsAttr);
-  auto type = cast<RankedTensorType>(concat.getType());
-  if (!offsets || offsets.size() != 1 || offsets[0] < 0 ||
-      llvm::any_of(type.getShape().take_front(concat.getAxis()), [](int64_t d) { return d != 1; }))
+  if (!offsets || offsets.size() != 1 || offsets[0] < 0 || !concatOfByteRanges(concat))
     return false;
   int64_t at = offsets[0];
   for (Value in : concat.getInputs()) {

@@ -9,8 +9,9 @@
 // tensor never exists, and the ring's copy is gone. Each expanded element is
 // still computed once (the ring keeps a row for all the output rows that read
 // it), except the few rows either side of where two threads' shares of a
-// block meet, which both compute. The expand's register tile is pixels x one 16-channel block, one FMA
-// per input channel with the input broadcast (conv_lanes.h's to_lanes_tile).
+// block meet, which both compute. The expand's register tile is pixels x one
+// 16-channel block, one FMA per input channel with the input broadcast
+// (conv_lanes.h's to_lanes_tile).
 #pragma once
 
 #include "tract/rt/nn/conv_depthwise.h"
