@@ -18,6 +18,9 @@
 //                           (a chain kept in 16-channel lane layout: LaneChains.cpp)
 //                         | "expand_depthwise" [ "_lanes_in" | "_lanes_out" | "_lanes" ]
 //                           (a chained tract.kernel: 1x1 expand, then depthwise conv)
+//                         | "mean_from_lanes" | "scale_lanes" (on a reduce_mean and a
+//                           mul: a squeeze-and-excitation on a depthwise conv's output
+//                           kept in lane layout, LaneChains.cpp)
 //   tract.scratch_bytes   arena scratch the kernel uses while it runs
 //   tract.packed_weights  present when operand 1 arrives packed
 //   tract.scratch_offset  (tract-plan-memory) where the scratch lives
@@ -46,6 +49,10 @@ inline constexpr llvm::StringLiteral kPackedWeightsAttr = "tract.packed_weights"
 
 /// The conv or matmul `top` computes: itself, or its tract.kernel's anchor.
 Operation *gemmAnchor(Operation *top);
+
+/// `op` is a squeeze-and-excitation's mean or scale reading lane layout
+/// (algorithm "mean_from_lanes" or "scale_lanes").
+bool isSqueezeExciteLanes(Operation *op);
 
 /// The runtime's ConvParams of a conv (also printed by the C++ emitter).
 ::tract::rt::ConvParams convParamsOf(ConvOp conv);

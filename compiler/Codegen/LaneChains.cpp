@@ -23,6 +23,12 @@
 // A pointwise conv between two depthwise convs (MobileNet v1, DS-CNN keyword
 // spotters) reads and writes lane layout (conv_pointwise_to_lanes<true>).
 //
+// A squeeze-and-excitation between the depthwise conv and the project
+// (EfficientNet) reads lane layout too: the depthwise conv's output then has
+// two uses, a mean over the plane (mean_from_lanes) and a Mul by a
+// per-channel [N, C, 1, 1] scale (scale_lanes) whose product is the
+// project's input and nothing else's.
+//
 // Then, where the expanded tensor would not stay in L2
 // (conv_expand_depthwise_pays), the expand is fused into the depthwise conv:
 // one tract.kernel whose body holds both convs (the depthwise conv as its
@@ -112,6 +118,45 @@ void setAlgorithm(Operation *top, StringRef algorithm, int64_t scratchFloats) {
   top->setAttr(kScratchBytesAttr, b.getI64IntegerAttr(scratchFloats * 4));
 }
 
+// The readers of a depthwise conv's output `y` [N, C, H, W] when they are a
+// squeeze-and-excitation: a mean over H and W, and a Mul by an [N, C, 1, 1]
+// scale whose product is only a plain pointwise conv's input.
+struct SqueezeExcite {
+  ReduceMeanOp mean;
+  MulOp scale;
+  Operation *project;
+};
+
+std::optional<SqueezeExcite> squeezeExciteOf(Value y) {
+  auto type = typeOf(y);
+  if (type.getRank() != 4 || !type.getElementType().isF32())
+    return std::nullopt;
+  SqueezeExcite se{};
+  for (OpOperand &use : y.getUses()) {
+    Operation *user = use.getOwner();
+    if (auto mean = dyn_cast<ReduceMeanOp>(user)) {
+      if (se.mean || mean.getAxes() != ArrayRef<int64_t>{2, 3})
+        return std::nullopt;
+      se.mean = mean;
+    } else if (auto mul = dyn_cast<MulOp>(user)) {
+      Value s = mul->getOperand(1 - use.getOperandNumber());
+      ArrayRef<int64_t> n_c = type.getShape().take_front(2);
+      if (se.scale || s == y || typeOf(s).getShape() != ArrayRef<int64_t>{n_c[0], n_c[1], 1, 1})
+        return std::nullopt;
+      se.scale = mul;
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (!se.mean || !se.scale || !se.scale->getResult(0).hasOneUse())
+    return std::nullopt;
+  OpOperand &use = *se.scale->getResult(0).getUses().begin();
+  if (!readAsConvInputOnly(use) || !lanePointwise(use.getOwner()))
+    return std::nullopt;
+  se.project = use.getOwner();
+  return se;
+}
+
 // The ops of `top` (a conv, or a tract.kernel's body) cloned at `b`'s
 // insertion point with `map` (which maps `top`'s inputs); returns the value
 // `top` produces.
@@ -196,6 +241,11 @@ void fuseExpands(Block &body) {
 
 } // namespace
 
+bool isSqueezeExciteLanes(Operation *op) {
+  StringRef a = algorithmOf(op);
+  return a == "mean_from_lanes" || a == "scale_lanes";
+}
+
 void chooseLaneChains(Block &body) {
   for (Operation &top : body) {
     auto dw = dyn_cast_or_null<ConvOp>(gemmAnchor(&top));
@@ -231,6 +281,11 @@ void chooseLaneChains(Block &body) {
                      ::tract::rt::from_lanes_scratch_floats());
         out = true;
       }
+    } else if (auto se = squeezeExciteOf(y); se && epilogueReadsNothing(&top)) {
+      setAlgorithm(se->mean, "mean_from_lanes", 0);
+      setAlgorithm(se->scale, "scale_lanes", 0);
+      setAlgorithm(se->project, "pointwise_from_lanes", ::tract::rt::from_lanes_scratch_floats());
+      out = true;
     }
     if (in || out)
       setAlgorithm(&top,

@@ -518,6 +518,18 @@ LogicalResult mlir::tract::buildKernelCall(Operation *op, KernelCall &call) {
     call.flops = n;
     return success();
   }
+  if (isSqueezeExciteLanes(op)) {
+    // x [N, C, H, W] in lane layout (LaneChains.cpp); the scale's other
+    // operand (either side of the Mul) is [N, C, 1, 1].
+    int xi = isa<MulOp>(op) && typeOf(op->getOperand(1)).getShape() == result.getShape();
+    ArrayRef<int64_t> x = typeOf(op->getOperand(xi)).getShape();
+    std::string dims = fmt::format("{}, {}, {}", x[0], x[1], x[2] * x[3]);
+    call.flops = x[0] * x[1] * x[2] * x[3];
+    b.line(isa<MulOp>(op) ? fmt::format("tract::rt::scale_lanes(in{}, in{}, out0, {}, par);", xi,
+                                        1 - xi, dims)
+                          : fmt::format("tract::rt::mean_from_lanes(in0, out0, {}, par);", dims));
+    return success();
+  }
   if (const char *f = binaryFunctor(op)) {
     auto a = typeOf(op->getOperand(0)), c = typeOf(op->getOperand(1));
     call.flops = n;

@@ -315,7 +315,9 @@ void gemm(int64_t m, int64_t n, int64_t k, const ASrc &a, const BSrc &b,
         // panels at once (micro_kernel_pair) up to `paired` columns. (With
         // few, single panels measured faster inside MobileNetV2: its
         // 16-channel projection at 112x112 0.25 -> 0.30 ms paired.)
-        const int64_t paired = kHasPairKernel ? nb / (2 * NR) * (2 * NR) : 0;
+        auto paired_end = [&](int64_t j0, int64_t j1) {
+          return kHasPairKernel ? j0 + (j1 - j0) / (2 * NR) * (2 * NR) : j0;
+        };
         auto pair_at = [&](int64_t ir, int64_t jr) {
           if (mb - ir < MR) {
             tile_at(ir, jr);
@@ -343,11 +345,19 @@ void gemm(int64_t m, int64_t n, int64_t k, const ASrc &a, const BSrc &b,
             for (int64_t ir = 0; ir < mb; ir += MR)
               tile_at(ir, jr);
         } else {
-          for (int64_t ir = 0; ir < mb; ir += MR) {
-            for (int64_t jr = 0; jr < paired; jr += 2 * NR)
-              pair_at(ir, jr);
-            for (int64_t jr = paired; jr < nb; jr += NR)
-              tile_at(ir, jr);
+          // A prepacked B is not blocked by columns above (A is packed
+          // once per block), so its columns are taken NC at a time here:
+          // the row panels sweep a B block that stays in L2 with A's
+          // (1024^3: 2 MB of B streamed from L3 once per row panel before).
+          const int64_t sweep = BSrc::kPacks || BSrc::kBlockCols ? nb : NC;
+          for (int64_t j0 = 0; j0 < nb; j0 += sweep) {
+            const int64_t j1 = min64(nb, j0 + sweep), pairs = paired_end(j0, j1);
+            for (int64_t ir = 0; ir < mb; ir += MR) {
+              for (int64_t jr = j0; jr < pairs; jr += 2 * NR)
+                pair_at(ir, jr);
+              for (int64_t jr = pairs; jr < j1; jr += NR)
+                tile_at(ir, jr);
+            }
           }
         }
       }
