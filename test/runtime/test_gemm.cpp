@@ -61,8 +61,9 @@ struct Dims {
   int64_t m, n, k;
 };
 
-// Sizes around the tile (8 x 16) and block (MC 128, NC 512, KC 256) edges;
-// last panels of 1 to 8 columns take the narrow kernel.
+// Sizes around the tile (8 x 16) and block (MC 96, NC 256, KC 512) edges;
+// last panels of 1 to 8 columns take the narrow kernel. (33 x 520: a
+// prepacked B swept NC columns at a time, the last sweep 8 columns.)
 const Dims kDims[] = {{1, 1, 1},    {8, 16, 1},    {7, 15, 3},   {9, 17, 33},
                       {16, 32, 64}, {1, 100, 300}, {130, 5, 257}, {33, 520, 70},
                       {129, 513, 513}, {3, 3, 0}, {2, 33, 70}, {10, 40, 5},
