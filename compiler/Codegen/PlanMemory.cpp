@@ -11,7 +11,9 @@
 // operand's producer writes straight into its range of the result's buffer,
 // which lives from the first operand's producer to the last use of any of
 // them. An elementwise kernel whose operand dies with it writes its result
-// over that operand (in place). A kernel's scratch (tract.scratch_bytes,
+// over that operand (in place), and so does a depthwise conv in lane layout
+// at stride 1 over its input (conv_depthwise_in_place_fits: output rows
+// overwrite input rows already staged). A kernel's scratch (tract.scratch_bytes,
 // from tract-choose-kernels) is one more buffer, live only while that
 // kernel runs.
 //
@@ -19,6 +21,8 @@
 
 #include "compiler/Codegen/KernelChoice.h"
 #include "compiler/Codegen/Passes.h"
+
+#include "tract/rt/nn/conv_depthwise.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -36,6 +40,14 @@ namespace {
 // before it writes element i.
 SmallVector<unsigned> inPlaceOperands(Operation &op) {
   Type result = op.getNumResults() == 1 ? op.getResult(0).getType() : Type();
+  auto algorithm = op.getAttrOfType<StringAttr>(kAlgorithmAttr);
+  if (algorithm && algorithm.getValue() == "depthwise_lanes") {
+    auto conv = cast<ConvOp>(gemmAnchor(&op));
+    if (::tract::rt::conv_depthwise_in_place_fits(convParamsOf(conv)) &&
+        op.getOperand(0).getType() == result)
+      return {0};
+    return {};
+  }
   bool candidate = false;
   if (auto kernel = dyn_cast<KernelOp>(op)) {
     Block &body = kernel.getBody().front();

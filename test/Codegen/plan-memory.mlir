@@ -208,3 +208,23 @@ func.func @concat_operand_read_later(%x: tensor<1x4xf32>, %y: tensor<1x4xf32>) -
   %6 = tract.abs %3 : tensor<1x8xf32>
   return %6, %5 : tensor<1x8xf32>, tensor<1x4xf32>
 }
+
+// -----
+
+// A depthwise conv in lane layout at stride 1 with "same" padding writes its
+// output over its input when that dies there (output rows land on input
+// rows already staged); at stride 2 it does not. The relu keeps each conv's
+// input out of the function's arguments (never planned).
+// CHECK-LABEL: func @depthwise_in_place
+// CHECK: tract.relu %{{.*}} {tract.arena_offsets = array<i64: [[X:[0-9]+]]>}
+// CHECK: tract.conv {{.*}}tract.algorithm = "depthwise_lanes", tract.arena_offsets = array<i64: [[X]]>
+// CHECK: tract.conv {{.*}}tract.algorithm = "depthwise_lanes", tract.arena_offsets = array<i64: [[Y:[0-9]+]]>
+// CHECK-NOT: array<i64: [[Y]]>
+// CHECK: return
+func.func @depthwise_in_place(%x: tensor<1x16x8x8xf32>, %w: tensor<16x1x3x3xf32>) -> tensor<1x16x4x4xf32> {
+  %0 = tract.relu %x : tensor<1x16x8x8xf32>
+  %1 = tract.conv %0, %w {dilations = array<i64: 1, 1>, group = 16 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>, tract.algorithm = "depthwise_lanes", tract.scratch_bytes = 0 : i64} : (tensor<1x16x8x8xf32>, tensor<16x1x3x3xf32>) -> tensor<1x16x8x8xf32>
+  %2 = tract.conv %1, %w {dilations = array<i64: 1, 1>, group = 16 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>, tract.algorithm = "depthwise_lanes", tract.scratch_bytes = 0 : i64} : (tensor<1x16x8x8xf32>, tensor<16x1x3x3xf32>) -> tensor<1x16x4x4xf32>
+  %3 = tract.relu %2 : tensor<1x16x4x4xf32>
+  return %3 : tensor<1x16x4x4xf32>
+}

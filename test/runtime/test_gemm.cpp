@@ -562,6 +562,49 @@ TEST(ConvLanes, DepthwiseReadsAndWritesLanes) {
       params({2, 1, 24, 24, 24, {6, 6}, {3, 3}, {1, 1}, {1, 1}, {1, 1}})));
 }
 
+// In place (y == x, lane layout), as the memory plan runs a stride-1 "same"
+// depthwise conv whose input dies there: serial and over 2 and 3 tasks
+// (which then take whole blocks of an image: rows of one block split over
+// two tasks would overwrite each other's input). 3x3, 5x5, dilation 2, a
+// partial last block (40 channels).
+TEST(ConvLanes, DepthwiseInPlaceMatchesReference) {
+  const ConvGeom cases[] = {
+      {2, 2, 32, 32, 32, {30, 28}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+      {2, 1, 48, 48, 48, {40, 40}, {5, 5}, {1, 1}, {1, 1}, {2, 2}},
+      {2, 2, 16, 16, 16, {33, 31}, {3, 3}, {1, 1}, {2, 2}, {2, 2}},
+  };
+  for (const ConvGeom &g : cases) {
+    const rt::ConvParams p = params(g);
+    ASSERT_TRUE(rt::conv_depthwise_in_place_fits(p));
+    const ConvData d = reference_conv(p, 43);
+    const int64_t plane = g.in[0] * g.in[1];
+    const std::vector<double> want = relu_of(d.ref);
+    const int64_t per = rt::depthwise_scratch_floats(p);
+    for (int threads : {1, 2, 3}) {
+      rt::ThreadPool pool(threads);
+      std::vector<float> scratch(size_t(per * (threads + 1)));
+      const rt::Parallel par{threads > 1 ? rt::ThreadPool::parallel_for : nullptr, &pool,
+                             threads, scratch.data() + per, per};
+      std::vector<float> xy = to_lanes(d.x, g.batch, g.cin, plane);
+      std::vector<int> seen(xy.size(), 0);
+      rt::conv_depthwise<true, true>(xy.data(), d.w.data(), d.bias.data(), xy.data(), p,
+                                     CountingRelu{&seen}, scratch.data(), par);
+      SCOPED_TRACE(::testing::Message() << g.cin << " channels, threads " << threads);
+      expect_close(from_lanes(xy, g.batch, g.cout, plane), want, g.ker[0] * g.ker[1],
+                   "depthwise in place");
+      EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [](int k) { return k == 1; }));
+    }
+  }
+  // Stride 2, or more padding above than the kernel reaches below: output
+  // rows would land on input rows still to be read.
+  EXPECT_FALSE(rt::conv_depthwise_in_place_fits(
+      params({2, 1, 16, 16, 16, {12, 12}, {3, 3}, {2, 2}, {1, 1}, {1, 1}})));
+  rt::ConvParams shifted = params({2, 1, 16, 16, 16, {12, 12}, {3, 3}, {1, 1}, {1, 1}, {1, 1}});
+  shifted.pad_begin[0] = 3;
+  shifted.out_size[0] = 12;
+  EXPECT_FALSE(rt::conv_depthwise_in_place_fits(shifted));
+}
+
 // A 1x1 expand fused into the depthwise conv that reads it, against the
 // two reference convs: each side in NCHW or lane layout, rows that end in
 // the expand's 4- and 1-pixel tails (21, 37), stride 2, a 5x5 kernel, batch

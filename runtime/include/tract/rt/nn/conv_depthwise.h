@@ -45,6 +45,22 @@ inline bool conv_depthwise_lanes_fits(const ConvParams &p) {
   return conv_is_depthwise(p) && p.out_channels == p.in_channels && p.in_channels % 16 == 0;
 }
 
+// Whether the depthwise conv may write its output over its input (y == x,
+// both in lane layout): output row oh is stored over input row oh only
+// after the input rows it and the rows below it read from there are staged.
+// That holds at stride 1 with the output the input's size and no more
+// padding above than the kernel's reach below (a "same" conv), so its
+// output rows and input rows line up. In place, tasks take whole 16-channel
+// blocks of an image: another task's rows of the same block could overwrite
+// input rows before this one staged them.
+inline bool conv_depthwise_in_place_fits(const ConvParams &p) {
+  if (!conv_depthwise_lanes_fits(p))
+    return false;
+  const detail::Conv4 q = detail::conv4(p);
+  return q.st[2] == 1 && q.st[3] == 1 && q.out[2] == q.in[2] && q.out[3] == q.in[3] &&
+         q.pad[2] <= (q.ker[2] - 1) * q.dil[2];
+}
+
 // Output pixels per register block: 8 vectors of 16 accumulators fit
 // AVX-512's 32 registers with the weights; AVX and aarch64 NEON (a vector of
 // 16 is two or four registers there) take 4, armv7 and scalar 2. Scratch is
@@ -334,7 +350,9 @@ void conv_depthwise_channels(const float *x, const float *w, const float *bias, 
 
 // Output rows (depthwise_row_count) are split over par.threads tasks, each
 // with its own scratch (par.scratch_of). kInLanes / kOutLanes as for
-// conv_depthwise_channels (conv_depthwise_lanes_fits).
+// conv_depthwise_channels (conv_depthwise_lanes_fits). y may be x when
+// both are in lane layout and conv_depthwise_in_place_fits: then tasks
+// split whole blocks of each image.
 template <bool kInLanes = false, bool kOutLanes = false, class Epi>
 void conv_depthwise(const float *x, const float *w, const float *bias, float *y,
                     const ConvParams &p, const Epi &epi, float *scratch,
@@ -346,11 +364,15 @@ void conv_depthwise(const float *x, const float *w, const float *bias, float *y,
   // core's half of its input (KWS at 2 threads: 0.083 -> 0.067 ms split).
   const int64_t work = 4 * p.batch * p.out_channels * q.out_plane * q.ker_vol;
   const int64_t rows = depthwise_row_count(p);
+  // Tasks take `unit` rows at a time: one in general, a whole block of an
+  // image in place.
+  const int64_t unit = kInLanes && kOutLanes && x == y ? q.out[2] : 1, units = rows / unit;
   const int64_t tasks =
-      par.parallel_for && work >= kMinParallelWork ? min_of(par.threads, rows) : 1;
+      par.parallel_for && work >= kMinParallelWork ? min_of(par.threads, units) : 1;
   run_tasks(par, tasks, [&](int64_t t) {
     conv_depthwise_channels<kInLanes, kOutLanes>(x, w, bias, y, p, epi, par.scratch_of(t, scratch),
-                                                 rows * t / tasks, rows * (t + 1) / tasks);
+                                                 units * t / tasks * unit,
+                                                 units * (t + 1) / tasks * unit);
   });
 }
 
