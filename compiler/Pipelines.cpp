@@ -33,6 +33,11 @@ void buildCodegenPipeline(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createTractPlanMemoryPass());
 }
 
+void buildGpuCodegenPipeline(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(createTractSchedulePass());
+  pm.addNestedPass<func::FuncOp>(createTractPlanMemoryPass());
+}
+
 void registerTractPasses() {
   registerTractCodegenPasses();
   registerTractTransformsPasses();
@@ -44,6 +49,9 @@ void registerTractPasses() {
   PassPipelineRegistration<>("tract-codegen",
                              "target lowering and memory planning",
                              buildCodegenPipeline);
+  PassPipelineRegistration<>("tract-gpu-codegen",
+                             "memory planning for --target=spirv",
+                             buildGpuCodegenPipeline);
 }
 
 } // namespace mlir::tract

@@ -16,6 +16,9 @@ void buildOptimizePipeline(OpPassManager &pm);
 void buildFusePipeline(OpPassManager &pm);
 /// Target lowering and memory planning; its output is what emitters print.
 void buildCodegenPipeline(OpPassManager &pm);
+/// The same for --target=spirv: no CPU kernel choices (the GLSL kernels
+/// read plain layouts), then the schedule and the memory plan.
+void buildGpuCodegenPipeline(OpPassManager &pm);
 } // namespace mlir::tract
 
 #endif // TRACT_COMPILER_PIPELINES_H

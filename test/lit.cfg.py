@@ -15,6 +15,10 @@ config.test_exec_root = os.path.join(config.tractc_obj_root, "test")
 config.substitutions.append(("%python", "/usr/bin/python3"))
 config.substitutions.append(("%onnxtext", "/usr/bin/python3 %s/test/Inputs/onnxtext.py" % config.tractc_src_root))
 config.substitutions.append(("%rt_include", os.path.join(config.tractc_src_root, "runtime", "include")))
+# --target=spirv tests run on Mesa's lavapipe unless VK_DRIVER_FILES names
+# another driver (TOOLCHAIN.md).
+config.environment["VK_DRIVER_FILES"] = os.environ.get(
+    "VK_DRIVER_FILES", "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json")
 config.substitutions.append(("%check_npy", "/usr/bin/python3 %s/test/Inputs/check_npy.py" % config.tractc_src_root))
 
 llvm_config.use_default_substitutions()

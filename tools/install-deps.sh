@@ -11,6 +11,8 @@ PACKAGES=(
   python3-torch python3-torchvision
   qemu-user g++-aarch64-linux-gnu g++-arm-linux-gnueabihf
   gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib
+  glslang-dev glslang-tools libshaderc-dev spirv-tools libvulkan-dev mesa-vulkan-drivers
+  vulkan-tools
 )
 
 missing=()

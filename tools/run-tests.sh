@@ -51,7 +51,7 @@ add "${lit_pass:-0}" "${lit_fail:-0}"
 echo "== runtime gtest"
 # The main suite, then the GEMM tests built again for each x86 instruction
 # set this CPU runs (test/runtime/CMakeLists.txt), so every micro-kernel runs.
-for suite in build/bin/tract-runtime-tests build/bin/tract-gemm-tests-*; do
+for suite in build/bin/tract-runtime-tests build/bin/tract-gemm-tests-* build/bin/tract-vk-tests; do
   [ -x "$suite" ] || continue
   "$suite" --gtest_brief=1 | tee "$log/gtest"
   g_pass=$(grep -Eo '\[  PASSED  \] [0-9]+' "$log/gtest" | grep -Eo '[0-9]+$')
@@ -62,7 +62,8 @@ done
 
 if [ "$quick" = 0 ]; then
   echo "== end-to-end models (torch export, compile, compare)"
-  /usr/bin/python3 test/e2e/run_e2e.py | tee "$log/e2e"
+  # (--spirv: each model on the SPIR-V target too, on Mesa's lavapipe.)
+  /usr/bin/python3 test/e2e/run_e2e.py --spirv | tee "$log/e2e"
   add_closing "$log/e2e"
   echo "== embedded targets (aarch64, armv7 under qemu; Cortex-M7)"
   tools/check-targets.sh | tee "$log/targets"

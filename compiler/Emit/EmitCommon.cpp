@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <set>
 
 using namespace mlir;
@@ -234,4 +235,88 @@ std::string PlannedModel::pointer(Value v, bool &usesArena, bool &usesInputs) co
 std::string PlannedModel::tensorName(Value v) const {
   auto it = names.find(v);
   return it == names.end() ? std::string("?") : it->second;
+}
+
+// Appends `bytes` as a C string literal, 64 bytes a line. Octal escapes are
+// always three digits so a following digit never extends them.
+void mlir::tract::appendByteString(std::string &out, StringRef bytes) {
+  for (size_t i = 0; i < bytes.size(); i += 64) {
+    out += "    \"";
+    for (size_t j = i; j < std::min(bytes.size(), i + 64); ++j) {
+      unsigned char c = bytes[j];
+      if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\' && c != '?')
+        out.push_back(c);
+      else
+        out += fmt::format("\\{:03o}", c);
+    }
+    out += "\"\n";
+  }
+}
+
+std::string mlir::tract::commentSafe(std::string s) {
+  for (size_t p; (p = s.find("*/")) != std::string::npos;)
+    s.replace(p, 2, "* /");
+  for (char &c : s)
+    if (c == '\n' || c == '\r')
+      c = ' ';
+  return s;
+}
+
+std::string mlir::tract::substitute(std::string text,
+                                     const std::vector<std::pair<std::string, std::string>> &vars) {
+  for (const auto &[key, value] : vars) {
+    std::string pattern = "@" + key + "@";
+    for (size_t p = 0; (p = text.find(pattern, p)) != std::string::npos; p += value.size())
+      text.replace(p, pattern.size(), value);
+  }
+  return text;
+}
+
+std::string mlir::tract::tensorInfoArrays(const PlannedModel &pm, const std::string &P) {
+  auto tensorInfos = [&](const std::vector<TensorDesc> &list, StringRef what) {
+    std::string s;
+    for (size_t i = 0; i < list.size(); ++i)
+      if (!list[i].shape.empty())
+        s += fmt::format("constexpr int64_t k{}Shape{}[] = {{{}}};\n", what.str(), i,
+                         fmt::join(list[i].shape, ", "));
+    return s;
+  };
+  std::string src = tensorInfos(pm.inputs, "Input") + tensorInfos(pm.outputs, "Output");
+  src += "\n} // namespace\n\nextern \"C\" {\n\n";
+  auto infoArray = [&](const std::vector<TensorDesc> &list, StringRef what, StringRef name) {
+    std::string s = fmt::format("const tract_tensor_info {}_{}[] = {{\n", P, name.str());
+    for (size_t i = 0; i < list.size(); ++i)
+      s += fmt::format("    {{\"{}\", {}, {}, {}, {}u}},\n", cStringEscape(list[i].name),
+                       list[i].onnxType, list[i].shape.size(),
+                       list[i].shape.empty() ? std::string("nullptr")
+                                             : fmt::format("k{}Shape{}", what.str(), i),
+                       list[i].bytes);
+    if (list.empty())
+      s += "    {\"\", 0, 0, nullptr, 0u},\n";
+    return s + "};\n\n";
+  };
+  src += infoArray(pm.inputs, "Input", "inputs") + infoArray(pm.outputs, "Output", "outputs");
+  return src;
+
+}
+
+std::vector<std::pair<std::string, std::string>>
+mlir::tract::commonTemplateVars(const PlannedModel &pm, const EmitOptions &options) {
+  std::string macro = options.prefix;
+  for (char &c : macro)
+    c = toupper((unsigned char)c);
+  return {
+      {"VERSION", TRACTC_VERSION},
+      {"COMMAND", commentSafe(options.commandLine)},
+      {"MODEL", commentSafe(options.modelName)},
+      {"PRODUCER", commentSafe(pm.producer)},
+      {"OPSET", std::to_string(pm.opset)},
+      {"GUARD", "TRACT_MODEL_" + macro + "_H"},
+      {"PREFIX", options.prefix},
+      {"MACRO", macro},
+      {"ABI", std::to_string(kRuntimeAbiVersion)},
+      {"STRING_BYTES", std::to_string(kStringSlotBytes)},
+      {"NUM_INPUTS", std::to_string(pm.inputs.size())},
+      {"NUM_OUTPUTS", std::to_string(pm.outputs.size())},
+  };
 }

@@ -70,6 +70,25 @@ struct PlannedModel {
   std::string tensorName(Value v) const;
 };
 
+/// Appends `bytes` as a C string literal, 64 bytes a line.
+void appendByteString(std::string &out, llvm::StringRef bytes);
+/// `s` made safe inside a /* */ or // comment.
+std::string commentSafe(std::string s);
+/// `text` with every @KEY@ replaced by its value.
+std::string substitute(std::string text,
+                       const std::vector<std::pair<std::string, std::string>> &vars);
+struct EmitOptions;
+/// The @KEY@ values of codegen_templates/cpp shared by every target: names,
+/// versions, tensor counts. Each target adds ARENA_BYTES,
+/// THREAD_SCRATCH_BYTES, WEIGHTS_BYTES, TARGET_NOTE, TARGET_DECLS and
+/// RUN_FAILED.
+std::vector<std::pair<std::string, std::string>> commonTemplateVars(const PlannedModel &pm,
+                                                                    const EmitOptions &options);
+/// The input and output shape arrays (in the generated file's anonymous
+/// namespace), its closing and `extern "C" {`, then PREFIX_inputs and
+/// PREFIX_outputs, the tensor descriptions the header declares.
+std::string tensorInfoArrays(const PlannedModel &pm, const std::string &prefix);
+
 Type elementTypeOf(Value v);
 std::string cStringEscape(llvm::StringRef s);
 const char *dtypeName(Type elementType);

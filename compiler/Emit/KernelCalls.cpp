@@ -233,27 +233,6 @@ std::string convParams(RankedTensorType x, RankedTensorType w, RankedTensorType 
   return convParamsDecl(p);
 }
 
-// Index into a kernel input of shape `in` for output element `i` of shape
-// `out` (numpy broadcasting), as a C++ expression with constant divisors.
-std::string broadcastIndex(ArrayRef<int64_t> in, ArrayRef<int64_t> out) {
-  if (in == out)
-    return "i";
-  SmallVector<int64_t> strides = broadcastStrides(in, out);
-  std::string expr;
-  for (size_t d = 0; d < out.size(); ++d) {
-    if (strides[d] == 0)
-      continue;
-    int64_t inner = product(out.drop_front(d + 1));
-    std::string term = inner == 1 ? "i" : fmt::format("(i / {})", inner);
-    if (d > 0)
-      term = fmt::format("({} % {})", term, out[d]);
-    if (strides[d] != 1)
-      term = fmt::format("{} * {}", term, strides[d]);
-    expr += (expr.empty() ? "" : " + ") + term;
-  }
-  return expr.empty() ? "0" : expr;
-}
-
 // broadcastIndex inside a GEMM epilogue, whose segments [i0, i0 + count)
 // never cross a multiple of `row` (the output row of the GEMM: a matmul's
 // last dim, a conv's output plane): as `base + j * step` with base an
@@ -287,30 +266,6 @@ segmentIndex(ArrayRef<int64_t> in, ArrayRef<int64_t> out, int64_t row) {
     base += (base.empty() ? "" : " + ") + term;
   }
   return std::make_pair(base.empty() ? std::string("0") : base, step);
-}
-
-// Index into `x` (contiguous, shape xShape) of element i of `out` when the
-// value read is transpose(x, perm) broadcast to `out`.
-std::string transposedIndex(ArrayRef<int64_t> xShape, ArrayRef<int64_t> perm,
-                            ArrayRef<int64_t> out) {
-  int64_t rank = xShape.size(), offset = out.size() - rank;
-  SmallVector<int64_t> xStrides(rank, 1);
-  for (int64_t d = rank - 2; d >= 0; --d)
-    xStrides[d] = xStrides[d + 1] * xShape[d + 1];
-  std::string expr;
-  for (int64_t d = 0; d < rank; ++d) { // d: a dim of the transposed value
-    int64_t size = xShape[perm[d]], o = d + offset;
-    if (size == 1)
-      continue;
-    int64_t inner = product(out.drop_front(o + 1));
-    std::string term = inner == 1 ? "i" : fmt::format("(i / {})", inner);
-    if (o > 0)
-      term = fmt::format("({} % {})", term, out[o]);
-    if (xStrides[perm[d]] != 1)
-      term = fmt::format("{} * {}", term, xStrides[perm[d]]);
-    expr += (expr.empty() ? "" : " + ") + term;
-  }
-  return expr.empty() ? "0" : expr;
 }
 
 // The scalar code of a run of a kernel body's elementwise ops: `loop` computes
@@ -480,6 +435,51 @@ LogicalResult buildFusedKernel(KernelOp kernel, KernelCall &call) {
 }
 
 } // namespace
+
+// Index into a kernel input of shape `in` for output element `i` of shape
+// `out` (numpy broadcasting), as a C++ expression with constant divisors.
+std::string mlir::tract::broadcastIndex(ArrayRef<int64_t> in, ArrayRef<int64_t> out) {
+  if (in == out)
+    return "i";
+  SmallVector<int64_t> strides = broadcastStrides(in, out);
+  std::string expr;
+  for (size_t d = 0; d < out.size(); ++d) {
+    if (strides[d] == 0)
+      continue;
+    int64_t inner = product(out.drop_front(d + 1));
+    std::string term = inner == 1 ? "i" : fmt::format("(i / {})", inner);
+    if (d > 0)
+      term = fmt::format("({} % {})", term, out[d]);
+    if (strides[d] != 1)
+      term = fmt::format("{} * {}", term, strides[d]);
+    expr += (expr.empty() ? "" : " + ") + term;
+  }
+  return expr.empty() ? "0" : expr;
+}
+
+// Index into `x` (contiguous, shape xShape) of element i of `out` when the
+// value read is transpose(x, perm) broadcast to `out`.
+std::string mlir::tract::transposedIndex(ArrayRef<int64_t> xShape, ArrayRef<int64_t> perm,
+                            ArrayRef<int64_t> out) {
+  int64_t rank = xShape.size(), offset = out.size() - rank;
+  SmallVector<int64_t> xStrides(rank, 1);
+  for (int64_t d = rank - 2; d >= 0; --d)
+    xStrides[d] = xStrides[d + 1] * xShape[d + 1];
+  std::string expr;
+  for (int64_t d = 0; d < rank; ++d) { // d: a dim of the transposed value
+    int64_t size = xShape[perm[d]], o = d + offset;
+    if (size == 1)
+      continue;
+    int64_t inner = product(out.drop_front(o + 1));
+    std::string term = inner == 1 ? "i" : fmt::format("(i / {})", inner);
+    if (o > 0)
+      term = fmt::format("({} % {})", term, out[o]);
+    if (xStrides[perm[d]] != 1)
+      term = fmt::format("{} * {}", term, xStrides[perm[d]]);
+    expr += (expr.empty() ? "" : " + ") + term;
+  }
+  return expr.empty() ? "0" : expr;
+}
 
 std::string mlir::tract::declareArray(KernelCall &call, StringRef name, ArrayRef<int64_t> values) {
   if (values.empty())

@@ -37,6 +37,14 @@ LogicalResult buildKernelCall(Operation *op, KernelCall &call);
 /// returns the expression to pass for it ("nullptr" when empty: zero-length
 /// arrays are not C++).
 std::string declareArray(KernelCall &call, llvm::StringRef name, ArrayRef<int64_t> values);
+/// Index into a kernel input of shape `in` for element `i` of an output of
+/// shape `out` (numpy broadcasting): an expression in `i` with constant
+/// divisors, valid C++ and GLSL.
+std::string broadcastIndex(ArrayRef<int64_t> in, ArrayRef<int64_t> out);
+/// Index into `x` (contiguous, shape xShape) of element `i` of `out` when the
+/// value read is transpose(x, perm) broadcast to `out` (C++ and GLSL).
+std::string transposedIndex(ArrayRef<int64_t> xShape, ArrayRef<int64_t> perm,
+                            ArrayRef<int64_t> out);
 /// `static constexpr tract::rt::ConvParams NAME = {...};`
 std::string convParamsDecl(const ::tract::rt::ConvParams &p, llvm::StringRef name = "p");
 

@@ -44,6 +44,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 DATA_ROOT = "/usr/share/libonnx-testdata/data"
 ALL_SUITES = ["node", "simple", "pytorch-converted", "pytorch-operator"]
 DEFAULT_EXPECTED = os.path.join(REPO, "test", "conformance", "expected_pass.txt")
+DEFAULT_EXPECTED_SPIRV = os.path.join(REPO, "test", "conformance", "expected_pass_spirv.txt")
 CLASSES = ["pass", "wrong", "unsupported", "compile-error", "crash", "timeout", "harness-error"]
 
 RTOL = 1e-3
@@ -316,7 +317,7 @@ def _run_test(test_id, test_dir, tmp, opts):
     # ---- 1. tractc
     out_cpp = os.path.join(tmp, "model.cpp")
     out_h = os.path.join(tmp, "model.h")
-    argv = [opts["tractc"], model_path, "-o", out_cpp, "--main"]
+    argv = [opts["tractc"], model_path, "-o", out_cpp, "--main"] + opts["target"]
     for vi, t in zip(inputs, set0_inputs):
         if t is not None:  # pin every tensor input, scalars with an empty list
             argv += ["--input-shape", "%s=%s" % (vi.name, ",".join(str(int(d)) for d in t.dims))]
@@ -351,7 +352,7 @@ def _run_test(test_id, test_dir, tmp, opts):
     # ---- 2. g++
     exe = os.path.join(tmp, "model")
     argv = [opts["cxx"], "-std=c++17", opts["opt"], "-I" + os.path.join(REPO, "runtime", "include"),
-            out_cpp, "-o", exe, "-lm"] + opts["cxxflags"]
+            out_cpp, "-o", exe, "-lm"] + opts["cxxflags"] + opts["libs"]
     res = run_step(argv, tmp, timeout)
     if res.timed_out:
         return result(test_id, "timeout", "g++ timed out after %gs" % timeout, step="g++",
@@ -543,7 +544,15 @@ def main():
     ap.add_argument("--opt", default="-O1", help="g++ optimisation flag, e.g. --opt=-O2 (default -O1)")
     ap.add_argument("--cxxflags", default="", help="extra g++ flags, space-separated, e.g. --cxxflags=\"-g -Wall\"")
     ap.add_argument("--top", type=int, default=15, help="entries per summary list")
+    ap.add_argument("--spirv", action="store_true",
+                    help="compile with --target=spirv, link -lvulkan and run on the Vulkan driver "
+                         "VK_DRIVER_FILES names (default Mesa's lavapipe); the expected list "
+                         "defaults to expected_pass_spirv.txt")
     args = ap.parse_args()
+    if args.spirv:
+        os.environ.setdefault("VK_DRIVER_FILES", "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json")
+        if args.expected == DEFAULT_EXPECTED:
+            args.expected = DEFAULT_EXPECTED_SPIRV
     sys.stdout.reconfigure(line_buffering=True)  # keep stdout/stderr in order when piped
 
     suites = [s for s in args.suites.split(",") if s]
@@ -560,7 +569,9 @@ def main():
     opts = {"tractc": tractc, "timeout": args.timeout, "verbose": args.verbose,
             "keep_temp": args.keep_temp, "cxx": args.cxx, "opt": args.opt,
             "emulator": args.emulator.split(),
-            "cxxflags": args.cxxflags.split()}
+            "cxxflags": args.cxxflags.split(),
+            "target": ["--target=spirv"] if args.spirv else [],
+            "libs": ["-lvulkan"] if args.spirv else []}
 
     tests = discover(suites, regex)
     if not tests:

@@ -9,8 +9,10 @@ diff <= --atol, default 1e-4). Each model is also compiled with --no-optimize, w
 must equal the optimized one within 1e-5 relative: no graph rewrite changes results; and the
 generated code (without --main) must build with g++ and clang++ under `-fno-exceptions -fno-rtti
 -Wall -Wextra -Werror` referencing no heap or unwinding symbols and holding no static
-constructors. The last line printed is exactly `N passed, M failed`; the exit
-status is 1 iff M > 0.
+constructors. With --spirv each model is also compiled with --target=spirv, built with
+-lvulkan and run on the Vulkan driver VK_DRIVER_FILES names (Mesa's lavapipe by default), its
+output compared with torch's within --atol. The last line printed is exactly
+`N passed, M failed`; the exit status is 1 iff M > 0.
 
 Needs /usr/bin/python3 (torch, torchvision, onnx, numpy).
 """
@@ -344,6 +346,43 @@ def test_model(name, mdir, work, args):
     return True, maxd, "ok (optimized vs unoptimized %.2g relative)" % rel + timing
 
 
+def test_model_spirv(mdir, work, args):
+    """--target=spirv: tractc, g++ with -lvulkan, a run on the Vulkan driver VK_DRIVER_FILES
+    names (Mesa's lavapipe by default); returns (ok, max_abs_diff or None, message)."""
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    model = os.path.join(mdir, "model.onnx")
+    x_path = os.path.join(mdir, "input_0.npy")
+    x = np.load(x_path)
+    expected = np.load(os.path.join(mdir, "expected_0.npy"))
+    cpp, exe, out_dir = (os.path.join(work, f) for f in ("model.cpp", "model", "out"))
+    os.makedirs(out_dir)
+    times = []
+    steps = [
+        ("tractc", [args.tractc, model, "-o", cpp, "--main", "--target=spirv", "--input-shape",
+                    "%s=%s" % (model_input_name(model), ",".join(str(d) for d in x.shape))]),
+        ("g++", [args.cxx, "-std=c++17", "-O2", "-Wall", "-Wextra", "-Werror", "-I",
+                 os.path.join(REPO, "runtime", "include"), cpp, "-o", exe, "-lvulkan"]),
+        ("run", [exe, x_path, "-o", out_dir]),
+    ]
+    for what, argv in steps:
+        if args.verbose:
+            print("  $ " + " ".join(argv), flush=True)
+        rc, out, t = run_step(argv, work, args.timeout)
+        times.append("%s %.1fs" % (what, t))
+        if rc != 0:
+            return False, None, "%s %s%s" % (what, describe(rc, args.timeout), tail(out))
+    timing = " [" + ", ".join(times) + "]"
+    y = np.load(os.path.join(out_dir, "output_0.npy"), allow_pickle=False)
+    if y.shape != expected.shape or y.dtype != expected.dtype:
+        return False, None, "shape %s %s, expected %s %s" % (list(y.shape), y.dtype,
+                                                            list(expected.shape), expected.dtype)
+    maxd = float(np.abs(y.astype(np.float64) - expected.astype(np.float64)).max()) if y.size else 0.0
+    if not np.isfinite(y).all() or maxd > args.atol:
+        return False, maxd, "max abs diff %.3g > atol %g" % (maxd, args.atol) + timing
+    return True, maxd, "ok" + timing
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--tractc", default=os.path.join(REPO, "build", "bin", "tractc"))
@@ -361,8 +400,13 @@ def main():
                     help="run the built models under this command, e.g. \"qemu-aarch64 -L /usr/aarch64-linux-gnu\"")
     ap.add_argument("--skip-hygiene", action="store_true",
                     help="skip the host-compiler hygiene checks (for cross builds)")
+    ap.add_argument("--spirv", action="store_true",
+                    help="also compile each model with --target=spirv and run it on Vulkan "
+                         "(VK_DRIVER_FILES, default Mesa's lavapipe)")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
+    if args.spirv:
+        os.environ.setdefault("VK_DRIVER_FILES", "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json")
     sys.stdout.reconfigure(line_buffering=True)  # keep stdout/stderr in order when piped
 
     args.tractc = os.path.abspath(args.tractc) if os.sep in args.tractc else (
@@ -414,6 +458,16 @@ def main():
             print("  %s  max abs diff %s  %s" % ("PASS" if ok else "FAIL",
                                                  "%.3g" % maxd if maxd is not None else "n/a",
                                                  msg), flush=True)
+            if args.spirv:
+                try:
+                    ok, maxd, msg = test_model_spirv(os.path.join(models_dir, n),
+                                                     os.path.join(root, "build", n, "spirv"), args)
+                except Exception as e:  # noqa: BLE001
+                    ok, maxd, msg = False, None, "harness error: %s: %s" % (type(e).__name__, e)
+                results.append((n + " (spirv)", ok, maxd))
+                print("  %s  spirv: max abs diff %s  %s" % (
+                    "PASS" if ok else "FAIL", "%.3g" % maxd if maxd is not None else "n/a", msg),
+                    flush=True)
     finally:
         if not args.workdir:
             shutil.rmtree(root, ignore_errors=True)

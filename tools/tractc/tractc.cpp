@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Emit/CppEmitter.h"
+#include "compiler/EmitSpirv/SpirvEmitter.h"
 #include "compiler/Import/Importer.h"
 #include "compiler/Import/OnnxModel.h"
 #include "compiler/Pipelines.h"
@@ -50,7 +51,9 @@ cl::opt<std::string> prefix("name", cl::desc("C symbol prefix (default: the outp
                             cl::value_desc("PREFIX"), cl::cat(category));
 cl::opt<std::string> emitStage("emit",
                                cl::desc("Stop after a stage and print its IR: import, optimize, "
-                                        "fuse, plan; or cpp (default: write OUT.cpp and OUT.h)"),
+                                        "fuse, plan; with --target=spirv glsl or spirv-asm "
+                                        "(the kernels); or cpp (default: write OUT.cpp and "
+                                        "OUT.h)"),
                                cl::init("cpp"), cl::cat(category));
 cl::opt<bool> withMain("main", cl::desc("Add a main() driver: ./model in0.npy ... -o OUTDIR "
                                         "[--repeat N] [--threads T]"),
@@ -67,6 +70,9 @@ cl::opt<std::string> reportPath("report", cl::desc("Write a JSON description of 
 
 std::string modelName;
 bool sawError = false;
+// An op the SPIR-V target does not run yet: exit 2, as for an op the importer
+// does not support.
+bool unsupportedOnGpu = false;
 
 // "tractc: error: model.onnx: node 'conv1' (Conv): expected ..., got ..."
 void printDiagnostic(Diagnostic &diag) {
@@ -80,6 +86,8 @@ void printDiagnostic(Diagnostic &diag) {
   llvm::errs() << "tractc: " << kind << ": " << modelName << ": " << where << diag.str() << "\n";
   if (diag.getSeverity() == DiagnosticSeverity::Error)
     sawError = true;
+  if (diag.str().find("not supported by --target=spirv") != std::string::npos)
+    unsupportedOnGpu = true;
 }
 
 int fail(const llvm::Twine &message) {
@@ -188,18 +196,19 @@ int main(int argc, char **argv) {
   if (inputPath.empty())
     return fail("no input model (see --help)");
   modelName = llvm::sys::path::filename(inputPath).str();
-  static const char *const stages[] = {"import", "optimize", "fuse", "plan", "cpp"};
+  static const char *const stages[] = {"import", "optimize", "fuse",     "plan",
+                                       "glsl",   "spirv-asm", "cpp"};
   if (std::find(std::begin(stages), std::end(stages), emitStage.getValue()) == std::end(stages))
-    return fail("--emit expects import, optimize, fuse, plan or cpp, got '" + emitStage + "'");
+    return fail("--emit expects import, optimize, fuse, plan, glsl, spirv-asm or cpp, got '" +
+                emitStage + "'");
   static const char *const targets[] = {"generic", "x86-64-avx2", "x86-64-avx512", "aarch64",
                                         "armv7-neon", "spirv"};
   if (std::find(std::begin(targets), std::end(targets), target.getValue()) == std::end(targets))
     return fail("--target expects generic, x86-64-avx2, x86-64-avx512, aarch64, armv7-neon or "
                 "spirv, got '" + target + "'");
-  if (target == "spirv") {
-    llvm::errs() << "tractc: error: unsupported: --target=spirv is not implemented yet\n";
-    return 2;
-  }
+  bool gpu = target == "spirv";
+  if ((emitStage == "glsl" || emitStage == "spirv-asm") && !gpu)
+    return fail("--emit=" + emitStage + " needs --target=spirv");
   if (emitStage == "cpp" && (outputPath.empty() || outputPath == "-"))
     return fail("-o OUT.cpp is required to write C++");
   mlir::tract::ImportOptions importOptions;
@@ -233,10 +242,25 @@ int main(int argc, char **argv) {
     mlir::tract::buildOptimizePipeline(pm);
   if (!noOptimize && emitStage != "optimize")
     mlir::tract::buildFusePipeline(pm);
-  if (emitStage != "optimize" && emitStage != "fuse")
-    mlir::tract::buildCodegenPipeline(pm);
+  if (emitStage != "optimize" && emitStage != "fuse") {
+    if (gpu)
+      mlir::tract::buildGpuCodegenPipeline(pm);
+    else
+      mlir::tract::buildCodegenPipeline(pm);
+  }
   if (failed(pm.run(module)))
     return 1;
+  if (emitStage == "glsl" || emitStage == "spirv-asm") {
+    FailureOr<std::string> text = emitStage == "glsl" ? mlir::tract::emitGlsl(module)
+                                                      : mlir::tract::emitSpirvAsm(module);
+    if (failed(text) || sawError)
+      return unsupportedOnGpu ? 2 : 1;
+    if (outputPath.empty() || outputPath == "-") {
+      llvm::outs() << *text;
+      return 0;
+    }
+    return commitFiles({{outputPath, *text}}) ? 0 : 1;
+  }
   if (emitStage != "cpp")
     return printIR(module);
 
@@ -249,8 +273,10 @@ int main(int argc, char **argv) {
   emitOptions.target = target;
   emitOptions.withMain = withMain;
   mlir::tract::EmittedCpp emitted;
-  if (failed(mlir::tract::emitCpp(module, emitOptions, emitted)) || sawError)
-    return 1;
+  if (failed(gpu ? mlir::tract::emitSpirvCpp(module, emitOptions, emitted)
+                 : mlir::tract::emitCpp(module, emitOptions, emitted)) ||
+      sawError)
+    return unsupportedOnGpu ? 2 : 1;
   llvm::SmallString<256> headerPath(outputPath.getValue());
   llvm::sys::path::replace_extension(headerPath, ".h");
   if (headerPath == outputPath || (!reportPath.empty() && (reportPath == outputPath ||

@@ -1,0 +1,724 @@
+//===- GlslKernels.cpp - one planned kernel -> one GLSL compute shader ------===//
+//
+// One invocation computes one element of the kernel's output (flat index i):
+// an element-wise chain reads its operands at i's broadcast indices; a conv
+// or matmul anchor accumulates its element first, then the chain runs on
+// it. This is the correctness baseline of the SPIR-V target (issue #7);
+// tiled GEMM / conv shaders with shared memory replace the anchors' loops
+// where they measure faster.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/EmitSpirv/GlslKernels.h"
+
+#include "compiler/Emit/KernelCalls.h"
+#include "compiler/Support/ElementsData.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <map>
+
+namespace mlir::tract {
+
+/// codegen_templates/spirv/prelude.glsl, embedded at build time.
+extern const char *const kGlslPrelude;
+
+namespace {
+
+constexpr int64_t kLocalSize = 256;
+constexpr int64_t kMaxGroupsX = 65535; // Vulkan's guaranteed maxComputeWorkGroupCount[0]
+
+RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
+
+// A GLSL float literal that reads back as exactly `value` rounded to float.
+std::string glslFloat(double value) {
+  float f = static_cast<float>(value);
+  if (std::isnan(f) || std::isinf(f)) {
+    uint32_t bits;
+    std::memcpy(&bits, &f, sizeof bits);
+    return fmt::format("uintBitsToFloat(0x{:08x}u)", bits);
+  }
+  std::string s = fmt::format("{:.9g}", f);
+  if (s.find_first_of(".e") == std::string::npos)
+    s += ".0";
+  return s;
+}
+
+// The GLSL expression of an element-wise op applied to `x` (and `y`), or
+// nullopt when the op has no GLSL form here.
+std::optional<std::string> glslElementwise(Operation *op, const std::string &x,
+                                           const std::string &y) {
+  auto lit = [](APFloat v) { return glslFloat(v.convertToDouble()); };
+  return llvm::TypeSwitch<Operation *, std::optional<std::string>>(op)
+      .Case([&](AddOp) { return fmt::format("({} + {})", x, y); })
+      .Case([&](SubOp) { return fmt::format("({} - {})", x, y); })
+      .Case([&](MulOp) { return fmt::format("({} * {})", x, y); })
+      .Case([&](DivOp) { return fmt::format("({} / {})", x, y); })
+      .Case([&](PowOp) { return fmt::format("t_pow({}, {})", x, y); })
+      .Case([&](MaxOp) { return fmt::format("t_max({}, {})", x, y); })
+      .Case([&](MinOp) { return fmt::format("t_min({}, {})", x, y); })
+      .Case([&](FModOp) { return fmt::format("t_fmod({}, {})", x, y); })
+      .Case([&](PReluOp) { return fmt::format("t_prelu({}, {})", x, y); })
+      .Case([&](NegOp) { return fmt::format("(-{})", x); })
+      .Case([&](AbsOp) { return fmt::format("abs({})", x); })
+      .Case([&](SqrtOp) { return fmt::format("sqrt({})", x); })
+      .Case([&](ExpOp) { return fmt::format("exp({})", x); })
+      .Case([&](LogOp) { return fmt::format("log({})", x); })
+      .Case([&](ErfOp) { return fmt::format("t_erf({})", x); })
+      .Case([&](ReluOp) { return fmt::format("t_relu({})", x); })
+      .Case([&](SigmoidOp) { return fmt::format("t_sigmoid({})", x); })
+      .Case([&](TanhOp) { return fmt::format("t_tanh({})", x); })
+      .Case([&](FloorOp) { return fmt::format("floor({})", x); })
+      .Case([&](CeilOp) { return fmt::format("ceil({})", x); })
+      .Case([&](RoundOp) { return fmt::format("roundEven({})", x); })
+      .Case([&](SinOp) { return fmt::format("sin({})", x); })
+      .Case([&](CosOp) { return fmt::format("cos({})", x); })
+      .Case([&](TanOp) { return fmt::format("tan({})", x); })
+      .Case([&](AsinOp) { return fmt::format("asin({})", x); })
+      .Case([&](AcosOp) { return fmt::format("acos({})", x); })
+      .Case([&](AtanOp) { return fmt::format("atan({})", x); })
+      .Case([&](SinhOp) { return fmt::format("sinh({})", x); })
+      .Case([&](CoshOp) { return fmt::format("cosh({})", x); })
+      .Case([&](AsinhOp) { return fmt::format("asinh({})", x); })
+      .Case([&](AcoshOp) { return fmt::format("acosh({})", x); })
+      .Case([&](AtanhOp) { return fmt::format("atanh({})", x); })
+      .Case([&](ReciprocalOp) { return fmt::format("(1.0 / {})", x); })
+      .Case([&](SignOp) { return fmt::format("sign({})", x); })
+      .Case([&](SoftplusOp) { return fmt::format("t_softplus({})", x); })
+      .Case([&](SoftsignOp) { return fmt::format("({0} / (1.0 + abs({0})))", x); })
+      .Case([&](HardSwishOp) { return fmt::format("({0} * clamp({0} / 6.0 + 0.5, 0.0, 1.0))", x); })
+      .Case([&](MishOp) { return fmt::format("({0} * t_tanh(t_softplus({0})))", x); })
+      .Case([&](SiluOp) { return fmt::format("({0} * t_sigmoid({0}))", x); })
+      .Case([&](GeluOp) { return fmt::format("t_gelu({})", x); })
+      .Case([&](GeluTanhOp) { return fmt::format("t_gelu_tanh({})", x); })
+      .Case([&](LeakyReluOp o) {
+        return fmt::format("t_leaky_relu({}, {})", x, lit(o.getAlphaAttr().getValue()));
+      })
+      .Case([&](HardSigmoidOp o) {
+        return fmt::format("clamp({} * {} + {}, 0.0, 1.0)", lit(o.getAlphaAttr().getValue()), x,
+                           lit(o.getBetaAttr().getValue()));
+      })
+      .Case([&](ClipOp o) {
+        return fmt::format("t_clip({}, {}, {})", x, glslFloat(o.getMinAttr().getValueAsDouble()),
+                           glslFloat(o.getMaxAttr().getValueAsDouble()));
+      })
+      .Case([&](EluOp o) {
+        return fmt::format("t_elu({}, {})", x, lit(o.getAlphaAttr().getValue()));
+      })
+      .Case([&](SeluOp o) {
+        return fmt::format("(t_elu({}, {}) * {})", x, lit(o.getAlphaAttr().getValue()),
+                           lit(o.getGammaAttr().getValue()));
+      })
+      .Case([&](CeluOp o) {
+        return fmt::format("t_celu({}, {})", x, lit(o.getAlphaAttr().getValue()));
+      })
+      .Case([&](ThresholdedReluOp o) {
+        return fmt::format("({0} > {1} ? {0} : 0.0)", x, lit(o.getAlphaAttr().getValue()));
+      })
+      .Case([&](ShrinkOp o) {
+        return fmt::format("t_shrink({}, {}, {})", x, lit(o.getBiasAttr().getValue()),
+                           lit(o.getLambdAttr().getValue()));
+      })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+// The shader of one kernel, built up line by line.
+class ShaderBuilder {
+public:
+  ShaderBuilder(const Kernel &k, const GpuLayout &layout) : k(k), layout(layout) {}
+
+  FailureOr<GlslKernel> build();
+
+private:
+  // Operand `v` of the kernel at element index `index` (a GLSL uint expression).
+  std::string load(Value v, const std::string &index) const {
+    GpuLocation at = layout.where.lookup(v);
+    return fmt::format("{}[{}u + ({})]", bufferOf(at), at.offset, index);
+  }
+  std::string bufferOf(GpuLocation at) const {
+    return at.chunk < 0 ? std::string("arena")
+                        : fmt::format("w{}", at.chunk - (int)firstChunk + 1);
+  }
+  // The element-wise ops of `ops` on element i of `out`, with `acc` (when
+  // set) already computed in `accName`; returns the name of `last`'s value.
+  FailureOr<std::string> elementChain(llvm::iterator_range<Block::iterator> ops, Value acc,
+                                      const std::string &accName, RankedTensorType out,
+                                      Value last, KernelOp kernel);
+  // One loop per spatial dim d over the window taps k<d> of output
+  // coordinate o<d>, skipping taps outside x (N, C, spatial...); returns
+  // x's index of the tap from `plane` (the index of its (n, c) plane) and
+  // leaves `indent` inside the loops.
+  std::string openWindow(ArrayRef<int64_t> x, ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
+                         ArrayRef<int64_t> dilations, ArrayRef<int64_t> pads, std::string plane,
+                         std::string &indent);
+  FailureOr<std::string> convElement(ConvOp conv, KernelOp kernel);
+  FailureOr<std::string> matmulElement(MatMulOp matmul, KernelOp kernel);
+  // Kernels whose invocation computes one element of their output through a
+  // loop of their own (a reduction, a pooling window): the value's name.
+  std::optional<std::string> reduceElement(Operation *op);
+  std::optional<std::string> poolElement(Operation *op);
+  // Data movement: element i of the output read from one place of an
+  // operand (slice, broadcast, concat).
+  std::optional<std::string> movedElement(Operation *op);
+  // Kernels whose invocation writes a whole row (softmax along an axis,
+  // layer norm): the invocation count; the body stores the row itself.
+  std::optional<int64_t> axisRows(Operation *op);
+  // Loops over the dims of `shape` selected by `dims`, indexing x at
+  // `base` + sum of their positions times their strides; `visit` gets the
+  // index expression and the indentation.
+  void loopOver(ArrayRef<int64_t> shape, ArrayRef<int64_t> dims, const std::string &base,
+                const std::string &indent,
+                const std::function<void(const std::string &, const std::string &)> &visit);
+  // The kernel operand a body value reads (a block argument), or `v` itself
+  // for a standalone op.
+  Value outer(Value v, KernelOp kernel) const {
+    if (auto arg = dyn_cast<BlockArgument>(v); arg && kernel)
+      return kernel.getInputs()[arg.getArgNumber()];
+    return v;
+  }
+  std::string fresh(StringRef stem) { return fmt::format("{}{}", stem.str(), counter++); }
+
+  const Kernel &k;
+  const GpuLayout &layout;
+  uint32_t firstChunk = 0, chunks = 0;
+  std::string functions, body;
+  int counter = 0;
+};
+
+FailureOr<std::string> ShaderBuilder::elementChain(llvm::iterator_range<Block::iterator> ops,
+                                                   Value acc, const std::string &accName,
+                                                   RankedTensorType out, Value last,
+                                                   KernelOp kernel) {
+  llvm::DenseMap<Value, std::string> names;
+  if (acc)
+    names[acc] = accName;
+  auto nameOf = [&](Value v) -> std::string {
+    if (auto it = names.find(v); it != names.end())
+      return it->second;
+    std::string name = fresh("a");
+    body += fmt::format("  const float {} = {};\n", name,
+                        load(outer(v, kernel), broadcastIndex(typeOf(v).getShape(), out.getShape())));
+    return names[v] = name;
+  };
+  for (Operation &op : ops) {
+    if (auto t = dyn_cast<TransposeOp>(op)) {
+      std::string name = fresh("t");
+      body += fmt::format("  const float {} = {};\n", name,
+                          load(outer(t.getInput(), kernel),
+                               transposedIndex(typeOf(t.getInput()).getShape(), t.getPerm(),
+                                               out.getShape())));
+      names[t.getResult()] = name;
+      continue;
+    }
+    if (auto c = dyn_cast<ConstOp>(op)) {
+      std::string bytes = elementsBytes(c.getValue());
+      float f = 0;
+      if (bytes.size() != sizeof f)
+        return op.emitError("a fused constant that is not one f32 is not supported by "
+                            "--target=spirv yet");
+      std::memcpy(&f, bytes.data(), sizeof f);
+      names[c.getResult()] = glslFloat(f);
+      continue;
+    }
+    std::string x = nameOf(op.getOperand(0));
+    std::string y = op.getNumOperands() > 1 ? nameOf(op.getOperand(1)) : std::string();
+    std::optional<std::string> expr = glslElementwise(&op, x, y);
+    if (!expr)
+      return op.emitError("not supported by --target=spirv yet: ") << op.getName();
+    std::string name = fresh("v");
+    body += fmt::format("  const float {} = {};\n", name, *expr);
+    names[op.getResult(0)] = name;
+  }
+  return nameOf(last);
+}
+
+std::string ShaderBuilder::openWindow(ArrayRef<int64_t> x, ArrayRef<int64_t> kernel,
+                                      ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
+                                      ArrayRef<int64_t> pads, std::string plane,
+                                      std::string &indent) {
+  for (size_t d = 0; d < kernel.size(); ++d) {
+    body += fmt::format("{0}for (uint k{1} = 0u; k{1} < {2}u; ++k{1}) {{\n", indent, d, kernel[d]);
+    indent += "  ";
+    body += fmt::format("{0}const int p{1} = int(o{1} * {2}u + k{1} * {3}u) - {4};\n", indent, d,
+                        strides[d], dilations[d], pads[d]);
+    body += fmt::format("{0}if (p{1} < 0 || p{1} >= {2}) continue;\n", indent, d, x[2 + d]);
+    plane = fmt::format("({} * {}u + uint(p{}))", plane, x[2 + d], d);
+  }
+  return plane;
+}
+
+// acc = bias[oc] + sum over the group's input channels and the window taps
+// in bounds of x * w, for output element i = (n, oc, spatial...).
+FailureOr<std::string> ShaderBuilder::convElement(ConvOp conv, KernelOp kernel) {
+  auto x = typeOf(conv.getInput()), w = typeOf(conv.getWeight()), y = typeOf(conv.getResult());
+  int64_t rank = y.getRank() - 2, group = conv.getGroup();
+  int64_t oc = y.getDimSize(1), cg = x.getDimSize(1) / group, ocg = oc / group;
+  auto strides = conv.getStrides(), dilations = conv.getDilations(), pads = conv.getPads();
+  body += "  uint r = i;\n";
+  for (int64_t d = rank - 1; d >= 0; --d)
+    body += fmt::format("  const uint o{0} = r % {1}u; r /= {1}u;\n", d, y.getDimSize(2 + d));
+  body += fmt::format("  const uint oc = r % {0}u; const uint n = r / {0}u;\n", oc);
+  std::string acc = conv.getBias() ? load(outer(conv.getBias(), kernel), "oc") : "0.0";
+  body += fmt::format("  float acc = {};\n", acc);
+  body += fmt::format("  for (uint c = 0u; c < {}u; ++c) {{\n", cg);
+  body += fmt::format("    const uint ic = oc / {}u * {}u + c;\n", ocg, cg);
+  std::string indent = "    ", xIndex = fmt::format("(n * {}u + ic)", x.getDimSize(1)),
+              wIndex = fmt::format("(oc * {}u + c)", cg);
+  xIndex = openWindow(x.getShape(), w.getShape().drop_front(2), strides, dilations, pads, xIndex,
+                      indent);
+  for (int64_t d = 0; d < rank; ++d)
+    wIndex = fmt::format("({} * {}u + k{})", wIndex, w.getDimSize(2 + d), d);
+  body += fmt::format("{}acc += {} * {};\n", indent, load(outer(conv.getInput(), kernel), xIndex),
+                      load(outer(conv.getWeight(), kernel), wIndex));
+  for (int64_t d = rank; d >= 0; --d) {
+    indent.resize(indent.size() - 2);
+    body += indent + "}\n";
+  }
+  return std::string("acc");
+}
+
+// acc = sum over k of A[batch, m, k] * B[batch, k, n] (either transposed),
+// the batch dims broadcast, for output element i = (batch..., m, n).
+FailureOr<std::string> ShaderBuilder::matmulElement(MatMulOp mm, KernelOp kernel) {
+  auto a = typeOf(mm.getLhs()), b = typeOf(mm.getRhs()), y = typeOf(mm.getResult());
+  int64_t m = y.getDimSize(y.getRank() - 2), n = y.getDimSize(y.getRank() - 1);
+  int64_t kk = mm.getTransposeA() ? a.getDimSize(a.getRank() - 2) : a.getDimSize(a.getRank() - 1);
+  ArrayRef<int64_t> batch = y.getShape().drop_back(2);
+  // The batch index of each operand: a function of the output's batch index.
+  auto batchOf = [&](RankedTensorType t, StringRef fn) {
+    functions += fmt::format("uint {}(uint i) {{ return {}; }}\n", fn.str(),
+                             broadcastIndex(t.getShape().drop_back(2), batch));
+  };
+  batchOf(a, "batch_a");
+  batchOf(b, "batch_b");
+  body += fmt::format("  const uint col = i % {0}u, row = i / {0}u % {1}u, bt = i / {2}u;\n", n,
+                      m, m * n);
+  std::string aIndex = mm.getTransposeA() ? fmt::format("k * {}u + row", m)
+                                          : fmt::format("row * {}u + k", kk);
+  std::string bIndex = mm.getTransposeB() ? fmt::format("col * {}u + k", kk)
+                                          : fmt::format("k * {}u + col", n);
+  body += fmt::format("  const uint abase = batch_a(bt) * {}u, bbase = batch_b(bt) * {}u;\n",
+                      m * kk, kk * n);
+  body += "  float acc = 0.0;\n";
+  body += fmt::format("  for (uint k = 0u; k < {}u; ++k)\n", kk);
+  body += fmt::format("    acc += {} * {};\n",
+                      load(outer(mm.getLhs(), kernel), "abase + " + aIndex),
+                      load(outer(mm.getRhs(), kernel), "bbase + " + bIndex));
+  return std::string("acc");
+}
+
+void ShaderBuilder::loopOver(
+    ArrayRef<int64_t> shape, ArrayRef<int64_t> dims, const std::string &base,
+    const std::string &indent,
+    const std::function<void(const std::string &, const std::string &)> &visit) {
+  std::string index = base, in = indent;
+  for (int64_t d : dims) {
+    int64_t stride = 1;
+    for (size_t e = d + 1; e < shape.size(); ++e)
+      stride *= shape[e];
+    std::string r = fmt::format("r{}", d);
+    body += fmt::format("{0}for (uint {1} = 0u; {1} < {2}u; ++{1}) {{\n", in, r, shape[d]);
+    in += "  ";
+    index += fmt::format(" + {} * {}u", r, stride);
+  }
+  visit(index, in);
+  for (size_t d = 0; d < dims.size(); ++d) {
+    in.resize(in.size() - 2);
+    body += in + "}\n";
+  }
+}
+
+// acc over the reduced axes of the input for output element i (the output's
+// flat order is the input's with the reduced dims taken out, keep_dims or
+// not).
+std::optional<std::string> ShaderBuilder::reduceElement(Operation *op) {
+  Value x = op->getOperand(0);
+  ArrayRef<int64_t> shape = typeOf(x).getShape();
+  auto axesAttr = op->getAttrOfType<DenseI64ArrayAttr>("axes");
+  if (!axesAttr)
+    return std::nullopt;
+  SmallVector<int64_t> axes;
+  for (int64_t a : axesAttr.asArrayRef())
+    axes.push_back(a < 0 ? a + (int64_t)shape.size() : a);
+  llvm::sort(axes);
+  // init, per element x, and the result of the sum or extremum `acc`.
+  struct Kind {
+    const char *init, *step, *result;
+  };
+  std::optional<Kind> kind = llvm::TypeSwitch<Operation *, std::optional<Kind>>(op)
+      .Case([](ReduceSumOp) { return Kind{"0.0", "acc += x;", "acc"}; })
+      .Case([](ReduceMeanOp) { return Kind{"0.0", "acc += x;", "acc / COUNT"}; })
+      .Case([](ReduceMaxOp) { return Kind{"-uintBitsToFloat(0x7f800000u)", "acc = t_max(acc, x);", "acc"}; })
+      .Case([](ReduceMinOp) { return Kind{"uintBitsToFloat(0x7f800000u)", "acc = t_min(acc, x);", "acc"}; })
+      .Case([](ReduceProdOp) { return Kind{"1.0", "acc *= x;", "acc"}; })
+      .Case([](ReduceSumSquareOp) { return Kind{"0.0", "acc += x * x;", "acc"}; })
+      .Case([](ReduceL1Op) { return Kind{"0.0", "acc += abs(x);", "acc"}; })
+      .Case([](ReduceL2Op) { return Kind{"0.0", "acc += x * x;", "sqrt(acc)"}; })
+      .Case([](ReduceLogSumOp) { return Kind{"0.0", "acc += x;", "log(acc)"}; })
+      .Default([](Operation *) { return std::nullopt; });
+  if (!kind)
+    return std::nullopt;
+  int64_t count = 1;
+  for (int64_t a : axes)
+    count *= shape[a];
+  // The kept dims' coordinates of element i, then their offset in x.
+  body += "  uint r = i;\n  uint base = 0u;\n";
+  for (int64_t d = (int64_t)shape.size() - 1; d >= 0; --d) {
+    if (llvm::is_contained(axes, d))
+      continue;
+    int64_t stride = 1;
+    for (size_t e = d + 1; e < shape.size(); ++e)
+      stride *= shape[e];
+    body += fmt::format("  base += r % {0}u * {1}u; r /= {0}u;\n", shape[d], stride);
+  }
+  body += fmt::format("  float acc = {};\n", kind->init);
+  loopOver(shape, axes, "base", "  ", [&](const std::string &index, const std::string &in) {
+    body += fmt::format("{}const float x = {};\n{}{}\n", in, load(x, index), in, kind->step);
+  });
+  std::string result = kind->result;
+  if (size_t at = result.find("COUNT"); at != std::string::npos)
+    result.replace(at, 5, glslFloat((double)count));
+  body += fmt::format("  const float red = {};\n", result);
+  return std::string("red");
+}
+
+// Max or average over the window of output element i = (n, c, spatial...),
+// taps outside the input skipped (average: counted too with
+// count_include_pad).
+std::optional<std::string> ShaderBuilder::poolElement(Operation *op) {
+  if (!isa<MaxPoolOp, AvgPoolOp>(op))
+    return std::nullopt;
+  bool isMax = isa<MaxPoolOp>(op);
+  auto x = typeOf(op->getOperand(0)), y = typeOf(op->getResult(0));
+  ArrayRef<int64_t> kernel = op->getAttrOfType<DenseI64ArrayAttr>("kernel_shape").asArrayRef(),
+                    strides = op->getAttrOfType<DenseI64ArrayAttr>("strides").asArrayRef(),
+                    dilations = op->getAttrOfType<DenseI64ArrayAttr>("dilations").asArrayRef(),
+                    pads = op->getAttrOfType<DenseI64ArrayAttr>("pads").asArrayRef();
+  bool includePad = !isMax && cast<AvgPoolOp>(op).getCountIncludePad();
+  int64_t rank = y.getRank() - 2;
+  body += "  uint r = i;\n";
+  for (int64_t d = rank - 1; d >= 0; --d)
+    body += fmt::format("  const uint o{0} = r % {1}u; r /= {1}u;\n", d, y.getDimSize(2 + d));
+  body += fmt::format("  float acc = {};\n  float count = 0.0;\n",
+                      isMax ? "-uintBitsToFloat(0x7f800000u)" : "0.0");
+  std::string indent = "  ", index = "r";
+  index = openWindow(x.getShape(), kernel, strides, dilations, pads, index, indent);
+  body += fmt::format("{}const float x = {};\n", indent, load(op->getOperand(0), index));
+  body += indent + (isMax ? "acc = t_max(acc, x);\n" : "acc += x;\n") + indent + "count += 1.0;\n";
+  for (int64_t d = rank - 1; d >= 0; --d) {
+    indent.resize(indent.size() - 2);
+    body += indent + "}\n";
+  }
+  if (includePad) { // every tap inside the padded input counts (past it, ceil mode, not)
+    body += "  count = 1.0;\n";
+    for (int64_t d = 0; d < rank; ++d)
+      body += fmt::format("  {{\n    uint c = 0u;\n    for (uint k = 0u; k < {}u; ++k)\n"
+                          "      c += o{} * {}u + k * {}u < {}u ? 1u : 0u;\n"
+                          "    count *= float(c);\n  }}\n",
+                          kernel[d], d, strides[d], dilations[d],
+                          x.getDimSize(2 + d) + pads[d] + pads[rank + d]);
+  }
+  return std::string(isMax ? "acc" : "(count > 0.0 ? acc / count : 0.0)");
+}
+
+std::optional<std::string> ShaderBuilder::movedElement(Operation *op) {
+  RankedTensorType y = typeOf(op->getResult(0));
+  ArrayRef<int64_t> out = y.getShape();
+  if (auto b = dyn_cast<BroadcastOp>(op))
+    return load(b.getInput(), broadcastIndex(typeOf(b.getInput()).getShape(), out));
+  if (auto slice = dyn_cast<SliceOp>(op)) {
+    ArrayRef<int64_t> in = typeOf(slice.getInput()).getShape();
+    body += "  uint r = i;\n  int at = 0;\n";
+    for (int64_t d = (int64_t)out.size() - 1; d >= 0; --d) {
+      int64_t stride = 1;
+      for (size_t e = d + 1; e < in.size(); ++e)
+        stride *= in[e];
+      body += fmt::format("  at += ({} + int(r % {}u) * {}) * {}; r /= {}u;\n",
+                          slice.getStarts()[d], out[d], slice.getSteps()[d], stride, out[d]);
+    }
+    return load(slice.getInput(), "uint(at)");
+  }
+  if (auto concat = dyn_cast<ConcatOp>(op)) {
+    int64_t axis = concat.getAxis() < 0 ? concat.getAxis() + y.getRank() : concat.getAxis();
+    int64_t inner = 1;
+    for (int64_t d = axis + 1; d < y.getRank(); ++d)
+      inner *= out[d];
+    body += fmt::format("  const uint outer = i / {0}u, a = i / {1}u % {2}u, inner = i % {1}u;\n"
+                        "  float x;\n",
+                        inner * out[axis], inner, out[axis]);
+    int64_t first = 0;
+    for (Value v : concat.getInputs()) {
+      int64_t len = typeOf(v).getDimSize(axis);
+      if (len == 0)
+        continue;
+      body += fmt::format("  {}if (a < {}u)\n    x = {};\n", first ? "else " : "", first + len,
+                          load(v, fmt::format("(outer * {}u + a - {}u) * {}u + inner", len, first,
+                                              inner)));
+      first += len;
+    }
+    return std::string("x");
+  }
+  return std::nullopt;
+}
+
+std::optional<int64_t> ShaderBuilder::axisRows(Operation *op) {
+  Value x = op->getOperand(0);
+  ArrayRef<int64_t> shape = typeOf(x).getShape();
+  int64_t rank = (int64_t)shape.size();
+  if (isa<SoftmaxOp, LogSoftmaxOp, HardmaxOp>(op)) {
+    int64_t axis = op->getAttrOfType<IntegerAttr>("axis").getInt();
+    axis = axis < 0 ? axis + rank : axis;
+    int64_t len = shape[axis], inner = 1;
+    for (int64_t d = axis + 1; d < rank; ++d)
+      inner *= shape[d];
+    int64_t rows = typeOf(x).getNumElements() / std::max<int64_t>(len, 1);
+    body += fmt::format("  const uint base = i / {0}u * {1}u + i % {0}u;\n", inner, len * inner);
+    auto at = [&](Value v, StringRef j) {
+      return load(v, fmt::format("base + {} * {}u", j.str(), inner));
+    };
+    Value y = op->getResult(0);
+    body += "  float m = -uintBitsToFloat(0x7f800000u);\n  uint arg = 0u;\n";
+    body += fmt::format("  for (uint j = 0u; j < {}u; ++j) {{\n    const float x = {};\n"
+                        "    if (x > m) {{ m = x; arg = j; }}\n  }}\n",
+                        len, at(x, "j"));
+    if (isa<HardmaxOp>(op)) {
+      body += fmt::format("  for (uint j = 0u; j < {}u; ++j)\n    {} = j == arg ? 1.0 : 0.0;\n",
+                          len, at(y, "j"));
+      return rows;
+    }
+    body += fmt::format("  float sum = 0.0;\n  for (uint j = 0u; j < {}u; ++j)\n"
+                        "    sum += exp({} - m);\n",
+                        len, at(x, "j"));
+    body += fmt::format("  for (uint j = 0u; j < {}u; ++j)\n    {} = {};\n", len, at(y, "j"),
+                        isa<SoftmaxOp>(op) ? fmt::format("exp({} - m) / sum", at(x, "j"))
+                                           : fmt::format("({} - m) - log(sum)", at(x, "j")));
+    return rows;
+  }
+  if (auto ln = dyn_cast<LayerNormOp>(op)) {
+    int64_t axis = ln.getAxis() < 0 ? ln.getAxis() + rank : ln.getAxis();
+    int64_t inner = 1;
+    for (int64_t d = axis; d < rank; ++d)
+      inner *= shape[d];
+    ArrayRef<int64_t> normShape = shape.drop_front(axis);
+    // Scale and bias broadcast over the normalised dims (their index: j's).
+    auto param = [&](Value v) {
+      return load(v, broadcastIndex(typeOf(v).getShape(), normShape).empty()
+                         ? std::string("j")
+                         : broadcastIndex(typeOf(v).getShape(), normShape));
+    };
+    body += fmt::format("  const uint base = i * {}u;\n", inner);
+    body += fmt::format("  float mean = 0.0;\n  for (uint j = 0u; j < {}u; ++j)\n"
+                        "    mean += {};\n  mean /= {};\n",
+                        inner, load(x, "base + j"), glslFloat((double)inner));
+    body += fmt::format("  float var = 0.0;\n  for (uint j = 0u; j < {}u; ++j) {{\n"
+                        "    const float d = {} - mean;\n    var += d * d;\n  }}\n"
+                        "  var /= {};\n",
+                        inner, load(x, "base + j"), glslFloat((double)inner));
+    body += fmt::format("  const float rstd = 1.0 / sqrt(var + {});\n",
+                        glslFloat(ln.getEpsilon().convertToDouble()));
+    // broadcastIndex names the element `i`: the row's j, in its own block.
+    body += fmt::format("  for (uint j = 0u; j < {}u; ++j) {{\n", inner);
+    std::string scale = param(ln.getScale()), bias = ln.getBias() ? param(ln.getBias()) : "0.0";
+    for (std::string *e : {&scale, &bias})
+      for (size_t p; (p = e->find("(i")) != std::string::npos;)
+        e->replace(p, 2, "(j");
+    body += fmt::format("    {} = ({} - mean) * rstd * {} + {};\n  }}\n",
+                        load(op->getResult(0), "base + j"), load(x, "base + j"), scale, bias);
+    return typeOf(x).getNumElements() / std::max<int64_t>(inner, 1);
+  }
+  return std::nullopt;
+}
+
+FailureOr<GlslKernel> ShaderBuilder::build() {
+  Operation *op = k.op;
+  if (op->getNumResults() != 1)
+    return op->emitError("not supported by --target=spirv yet: ") << op->getName();
+  // Every tensor the kernel touches is f32 (the other element types come in
+  // later increments of the SPIR-V target).
+  SmallVector<Value> tensors(op->getOperands());
+  llvm::append_range(tensors, op->getResults());
+  for (Value v : tensors)
+    if (!typeOf(v).getElementType().isF32())
+      return op->emitError("element type ")
+             << typeOf(v).getElementType() << " is not supported by --target=spirv yet ("
+             << op->getName() << ")";
+  for (Value v : tensors)
+    if (!layout.where.count(v))
+      return op->emitError("a tensor of this kernel has no place in device memory (")
+             << op->getName() << ")";
+  // The weight chunks it reads, bound as one contiguous range.
+  int lo = INT32_MAX, hi = -1;
+  for (Value v : op->getOperands())
+    if (int c = layout.where.lookup(v).chunk; c >= 0) {
+      lo = std::min(lo, c);
+      hi = std::max(hi, c);
+    }
+  if (hi >= 0) {
+    firstChunk = (uint32_t)lo;
+    chunks = (uint32_t)(hi - lo + 1);
+  }
+
+  auto kernel = dyn_cast<KernelOp>(op);
+  RankedTensorType out = typeOf(op->getResult(0));
+  std::string result; // empty: the body stores its output itself
+  int64_t elements = -1; // invocations: one per output element unless set
+  if (kernel) {
+    Block &block = kernel.getBody().front();
+    Value yielded = block.getTerminator()->getOperand(0);
+    out = typeOf(yielded); // the result may be a reshape of it: same elements
+    if (kernel.getTail())
+      return op->emitError("a chained kernel is not supported by --target=spirv");
+    Operation *anchor = kernel.getAnchor();
+    Value acc;
+    std::string accName;
+    if (anchor) {
+      FailureOr<std::string> a =
+          isa<ConvOp>(anchor) ? convElement(cast<ConvOp>(anchor), kernel)
+          : isa<MatMulOp>(anchor)
+              ? matmulElement(cast<MatMulOp>(anchor), kernel)
+              : FailureOr<std::string>(anchor->emitError("not supported by --target=spirv yet: ")
+                                       << anchor->getName());
+      if (failed(a))
+        return failure();
+      acc = anchor->getResult(0);
+      accName = *a;
+    }
+    auto from = anchor ? std::next(anchor->getIterator()) : block.begin();
+    FailureOr<std::string> r = elementChain(
+        llvm::make_range(from, block.getTerminator()->getIterator()), acc, accName, out, yielded,
+        kernel);
+    if (failed(r))
+      return failure();
+    result = *r;
+  } else if (auto conv = dyn_cast<ConvOp>(op)) {
+    FailureOr<std::string> r = convElement(conv, nullptr);
+    if (failed(r))
+      return failure();
+    result = *r;
+  } else if (auto mm = dyn_cast<MatMulOp>(op)) {
+    FailureOr<std::string> r = matmulElement(mm, nullptr);
+    if (failed(r))
+      return failure();
+    result = *r;
+  } else if (std::optional<int64_t> rows = axisRows(op)) {
+    elements = *rows;
+  } else if (std::optional<std::string> r = reduceElement(op)) {
+    result = *r;
+  } else if (std::optional<std::string> r = poolElement(op)) {
+    result = *r;
+  } else if (std::optional<std::string> r = movedElement(op)) {
+    result = *r;
+  } else if (isElementwise(op) || isa<ReshapeOp, TransposeOp>(op)) {
+    // A standalone element-wise op, a reshape that copies (not a view of
+    // its input) or a transpose: a chain of one op.
+    Block::iterator it = op->getIterator();
+    FailureOr<std::string> r =
+        isa<ReshapeOp>(op)
+            ? FailureOr<std::string>(fresh("a"))
+            : elementChain(llvm::make_range(it, std::next(it)), Value(), "", out,
+                           op->getResult(0), nullptr);
+    if (failed(r))
+      return failure();
+    if (isa<ReshapeOp>(op))
+      body += fmt::format("  const float {} = {};\n", *r, load(op->getOperand(0), "i"));
+    result = *r;
+  } else {
+    return op->emitError("not supported by --target=spirv yet: ") << op->getName();
+  }
+
+  if (elements < 0)
+    elements = out.getNumElements();
+  GlslKernel g;
+  g.firstChunk = firstChunk;
+  g.weightChunks = chunks;
+  int64_t groups = (elements + kLocalSize - 1) / kLocalSize;
+  g.groups[0] = (uint32_t)std::min(groups, kMaxGroupsX);
+  g.groups[1] = (uint32_t)((groups + kMaxGroupsX - 1) / kMaxGroupsX);
+  if (elements == 0)
+    g.groups[0] = g.groups[1] = 0;
+  std::string &s = g.source;
+  s += fmt::format("#version 450\n// {}: {}\nlayout(local_size_x = {}) in;\n", k.name,
+                   op->getName().getStringRef().str(), kLocalSize);
+  s += "layout(std430, set = 0, binding = 0) buffer Arena { float arena[]; };\n";
+  for (uint32_t c = 0; c < chunks; ++c)
+    s += fmt::format("layout(std430, set = 0, binding = {0}) readonly buffer Weights{0} {{ float "
+                     "w{0}[]; }};\n",
+                     c + 1);
+  s += kGlslPrelude;
+  s += functions;
+  s += fmt::format("void main() {{\n  const uint i = gl_GlobalInvocationID.y * (gl_NumWorkGroups.x "
+                   "* {}u) + gl_GlobalInvocationID.x;\n  if (i >= {}u) return;\n",
+                   kLocalSize, elements);
+  s += body;
+  if (!result.empty())
+    s += fmt::format("  {} = {};\n", load(op->getResult(0), "i"), result);
+  s += "}\n";
+  return g;
+}
+
+} // namespace
+
+FailureOr<GpuLayout> GpuLayout::build(const PlannedModel &pm, func::FuncOp func) {
+  GpuLayout l;
+  auto align = [](int64_t v) { return (v + 63) / 64 * 64; };
+  for (const auto &[v, offset] : pm.arenaOffsets)
+    l.where[v] = {-1, offset / 4};
+  int64_t at = align(pm.arenaBytes);
+  Block &block = func.getBody().front();
+  for (BlockArgument arg : block.getArguments()) {
+    l.inputOffsets.push_back(at);
+    l.where[arg] = {-1, at / 4};
+    at = align(at + tensorBytes(arg.getType()));
+  }
+  // Weights: each distinct constant once, a new chunk when the next one
+  // would straddle a chunk's end.
+  std::map<int64_t, std::vector<Value>> byOffset;
+  for (const auto &[v, offset] : pm.weightOffsets)
+    byOffset[offset].push_back(v);
+  for (const auto &[offset, values] : byOffset) {
+    int64_t bytes = tensorBytes(values.front().getType());
+    if (bytes > kChunkBytes)
+      return values.front().getDefiningOp()->emitError(
+          "a constant over 128 MiB is not supported by --target=spirv yet");
+    int64_t start = align((int64_t)l.weights.size());
+    if (start / kChunkBytes != (start + bytes - 1) / kChunkBytes)
+      start = (start / kChunkBytes + 1) * kChunkBytes;
+    l.weights.resize(start, '\0');
+    l.weights.append(pm.weights, offset, bytes);
+    for (Value v : values)
+      l.where[v] = {(int)(start / kChunkBytes), start % kChunkBytes / 4};
+  }
+  // Outputs a kernel produces get their own place; the others (an input or
+  // an intermediate returned as is) are read back from where they are.
+  auto ret = block.getTerminator();
+  l.outputOffsets.assign(ret->getNumOperands(), -1);
+  for (auto [i, v] : llvm::enumerate(ret->getOperands())) {
+    auto it = pm.outputIndex.find(v);
+    if (it == pm.outputIndex.end() || it->second != (int)i)
+      continue;
+    l.outputOffsets[i] = at;
+    l.where[v] = {-1, at / 4};
+    at = align(at + tensorBytes(v.getType()));
+  }
+  for (auto [i, v] : llvm::enumerate(ret->getOperands())) {
+    if (l.outputOffsets[i] >= 0)
+      continue;
+    auto it = l.where.find(v);
+    if (it == l.where.end() || it->second.chunk >= 0)
+      return ret->emitError("output ") << i << " is a constant: not supported by --target=spirv yet";
+    l.outputOffsets[i] = it->second.offset * 4;
+  }
+  l.arenaBytes = std::max<int64_t>(at, 64);
+  return l;
+}
+
+FailureOr<GlslKernel> buildGlslKernel(const Kernel &k, const GpuLayout &layout) {
+  return ShaderBuilder(k, layout).build();
+}
+
+} // namespace mlir::tract

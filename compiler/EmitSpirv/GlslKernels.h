@@ -1,0 +1,59 @@
+//===- GlslKernels.h - one planned kernel -> one GLSL compute shader -*- C++ -*-===//
+//
+// Each kernel of the planned model (EmitCommon's PlannedModel) becomes one
+// compute shader. Every tensor is read and written in place in device
+// memory: binding 0 is the activation arena (intermediates, then the inputs,
+// then the outputs: GpuLayout), bindings 1.. the weight chunks the kernel
+// reads. Shapes, offsets and broadcast strides are baked in as constants, so
+// each shader is specialised to its kernel, as the C++ kernels are.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TRACT_EMITSPIRV_GLSLKERNELS_H
+#define TRACT_EMITSPIRV_GLSLKERNELS_H
+
+#include "compiler/Emit/EmitCommon.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+#include <string>
+#include <vector>
+
+namespace mlir::tract {
+
+/// Where a tensor lives on the device: the arena (chunk -1) or a weight
+/// chunk, at a float offset.
+struct GpuLocation {
+  int chunk = -1;
+  int64_t offset = 0; // in floats
+};
+
+/// The device memory of a planned model: the arena holds the plan's
+/// intermediates, then each input, then each output the graph produces;
+/// the weights are re-laid in chunks no tensor straddles, each bound as its
+/// own storage buffer range (Vulkan guarantees a range of 2^27 bytes).
+struct GpuLayout {
+  static constexpr int64_t kChunkBytes = int64_t(1) << 27;
+  int64_t arenaBytes = 0;
+  std::string weights;
+  llvm::DenseMap<Value, GpuLocation> where;
+  std::vector<int64_t> inputOffsets, outputOffsets; // bytes, in the arena
+  /// Fails, naming the value's producer, for what the GPU cannot hold yet
+  /// (a constant returned as an output, a constant larger than a chunk).
+  static FailureOr<GpuLayout> build(const PlannedModel &pm, func::FuncOp func);
+};
+
+struct GlslKernel {
+  std::string source;
+  uint32_t groups[3] = {1, 1, 1};
+  uint32_t firstChunk = 0, weightChunks = 0;
+};
+
+/// The compute shader of `k`, or an error on its op naming what the SPIR-V
+/// target does not support yet.
+FailureOr<GlslKernel> buildGlslKernel(const Kernel &k, const GpuLayout &layout);
+
+} // namespace mlir::tract
+
+#endif // TRACT_EMITSPIRV_GLSLKERNELS_H

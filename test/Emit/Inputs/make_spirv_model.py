@@ -1,0 +1,91 @@
+#!/usr/bin/python3
+"""Writes a small model covering what --target=spirv runs, and an input.
+
+usage: make_spirv_model.py OUT_DIR
+  OUT_DIR/model.onnx: X[1,4,7,7], M[3,5] ->
+    Y1 = tanh(flatten(sigmoid(grouped dilated conv(relu(strided conv(X)))) + relu(...)) @ W3 + B3)
+    Y2 = transpose(M) * 2 - 1            (a transposed read in an element-wise chain)
+    Y3 = M                               (an output that is an input)
+    Y4 = Gemm(M, W4, B4, transB=1)       (a matmul reading its weights transposed)
+    Y5 = AveragePool(X, 3x3, stride 2, pads 1, count_include_pad)
+    Y6 = MaxPool(X, 2x2, stride 2, ceil_mode)
+    Y7 = LogSoftmax(M, axis 0)
+    Y8 = ReduceMax(X, axes [1, 3], keepdims 0)
+    Y9 = Concat(M reversed along dim 1 (a Slice with step -1), Expand(B4[:3] as [3, 1] to [3, 2]))
+  OUT_DIR/x.npy, OUT_DIR/m.npy: inputs.
+The test compares the SPIR-V build's outputs with the C++ build's.
+"""
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+
+def main():
+    out = sys.argv[1]
+    rng = np.random.default_rng(3)
+
+    def init(name, shape, scale=0.5):
+        return numpy_helper.from_array((rng.standard_normal(shape) * scale).astype(np.float32), name)
+
+    inits = [init("W1", (8, 4, 3, 3)), init("B1", (8,)), init("W2", (8, 2, 3, 3)),
+             init("W3", (128, 10), 0.1), init("B3", (10,)), init("W4", (4, 5)), init("B4", (4,)),
+             numpy_helper.from_array(np.array([1, 128], np.int64), "flat"),
+             numpy_helper.from_array(np.float32(2), "two"),
+             numpy_helper.from_array(np.float32(1), "one")]
+    nodes = [
+        helper.make_node("Conv", ["X", "W1", "B1"], ["C1"], name="conv1", pads=[1, 1, 1, 1],
+                         strides=[2, 2]),
+        helper.make_node("Relu", ["C1"], ["R1"], name="relu1"),
+        helper.make_node("Conv", ["R1", "W2"], ["C2"], name="conv2", group=4, pads=[2, 2, 2, 2],
+                         dilations=[2, 2]),
+        helper.make_node("Sigmoid", ["C2"], ["S2"], name="sigmoid2"),
+        helper.make_node("Add", ["S2", "R1"], ["A"], name="residual"),
+        helper.make_node("Reshape", ["A", "flat"], ["F"], name="flatten"),
+        helper.make_node("MatMul", ["F", "W3"], ["P"], name="fc"),
+        helper.make_node("Add", ["P", "B3"], ["PB"], name="fc_bias"),
+        helper.make_node("Tanh", ["PB"], ["Y1"], name="tanh"),
+        helper.make_node("Transpose", ["M"], ["MT"], name="transpose", perm=[1, 0]),
+        helper.make_node("Mul", ["MT", "two"], ["M2"], name="double"),
+        helper.make_node("Sub", ["M2", "one"], ["Y2"], name="minus_one"),
+        helper.make_node("Identity", ["M"], ["Y3"], name="same"),
+        helper.make_node("Gemm", ["M", "W4", "B4"], ["Y4"], name="gemm", transB=1),
+        helper.make_node("AveragePool", ["X"], ["Y5"], name="avgpool", kernel_shape=[3, 3],
+                         strides=[2, 2], pads=[1, 1, 1, 1], count_include_pad=1),
+        helper.make_node("MaxPool", ["X"], ["Y6"], name="maxpool", kernel_shape=[2, 2],
+                         strides=[2, 2], ceil_mode=1),
+        helper.make_node("LogSoftmax", ["M"], ["Y7"], name="logsoftmax", axis=0),
+        helper.make_node("ReduceMax", ["X"], ["Y8"], name="reducemax", axes=[1, 3], keepdims=0),
+        helper.make_node("Slice", ["M", "starts", "ends", "axes", "steps"], ["MR"], name="reverse"),
+        helper.make_node("Slice", ["B4", "zero", "three", "zero"], ["B3"], name="b3"),
+        helper.make_node("Reshape", ["B3", "col"], ["BC"], name="bcol"),
+        helper.make_node("Expand", ["BC", "shape32"], ["BE"], name="expand"),
+        helper.make_node("Concat", ["MR", "BE"], ["Y9"], name="concat", axis=1),
+    ]
+    inits += [numpy_helper.from_array(np.array(v, np.int64), n) for n, v in
+              (("starts", [-1]), ("ends", [-100]), ("axes", [1]), ("steps", [-1]),
+               ("zero", [0]), ("three", [3]), ("col", [3, 1]), ("shape32", [3, 2]))]
+    graph = helper.make_graph(
+        nodes, "spirv_model",
+        [helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 4, 7, 7]),
+         helper.make_tensor_value_info("M", TensorProto.FLOAT, [3, 5])],
+        [helper.make_tensor_value_info("Y1", TensorProto.FLOAT, [1, 10]),
+         helper.make_tensor_value_info("Y2", TensorProto.FLOAT, [5, 3]),
+         helper.make_tensor_value_info("Y3", TensorProto.FLOAT, [3, 5]),
+         helper.make_tensor_value_info("Y4", TensorProto.FLOAT, [3, 4]),
+         helper.make_tensor_value_info("Y5", TensorProto.FLOAT, [1, 4, 4, 4]),
+         helper.make_tensor_value_info("Y6", TensorProto.FLOAT, [1, 4, 4, 4]),
+         helper.make_tensor_value_info("Y7", TensorProto.FLOAT, [3, 5]),
+         helper.make_tensor_value_info("Y8", TensorProto.FLOAT, [1, 7]),
+         helper.make_tensor_value_info("Y9", TensorProto.FLOAT, [3, 7])],
+        inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    onnx.save(model, f"{out}/model.onnx")
+    np.save(f"{out}/x.npy", rng.standard_normal((1, 4, 7, 7)).astype(np.float32))
+    np.save(f"{out}/m.npy", rng.standard_normal((3, 5)).astype(np.float32))
+
+
+if __name__ == "__main__":
+    main()
