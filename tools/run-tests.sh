@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Sets up a fresh Debian 12 machine (packages), builds tractc and runs every
 # test suite: lit (dialect, importer, passes, emitter), the runtime's gtests,
-# the end-to-end torchvision/BERT models, the embedded targets (aarch64 and
-# armv7 under qemu-user, a Cortex-M7 link) and the ONNX conformance suite.
+# the end-to-end torchvision/BERT models (on the CPU and on the SPIR-V target
+# on Mesa's lavapipe), the embedded targets (aarch64 and armv7 under
+# qemu-user, a Cortex-M7 link) and the ONNX conformance suite (CPU and
+# SPIR-V).
 # The last line is "N passed, M failed" over all of them; exit 1 on any failure.
 #
 #   tools/run-tests.sh [--no-install] [--quick]
@@ -70,6 +72,9 @@ if [ "$quick" = 0 ]; then
   add_closing "$log/targets"
   echo "== ONNX conformance"
   /usr/bin/python3 test/conformance/run_conformance.py -j "$(nproc)" "${CONF_FLAGS[@]}" | tee "$log/conf"
+  add_closing "$log/conf"
+  echo "== ONNX conformance on the SPIR-V target (Mesa lavapipe)"
+  /usr/bin/python3 test/conformance/run_conformance.py -j "$(nproc)" --spirv "${CONF_FLAGS[@]}" | tee "$log/conf"
 else
   echo "== ONNX conformance (node suite)"
   /usr/bin/python3 test/conformance/run_conformance.py -j "$(nproc)" --suites node "${CONF_FLAGS[@]}" | tee "$log/conf"
