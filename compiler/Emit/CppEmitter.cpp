@@ -152,6 +152,7 @@ LogicalResult mlir::tract::emitCpp(ModuleOp module, const EmitOptions &options, 
       {"TARGET_NOTE", ""},
       {"TARGET_DECLS", ""},
       {"RUN_FAILED", "std::fprintf(stderr, \"error: the model failed\\n\");"},
+      {"RELEASE", ""},
   });
   out.header = substitute(kHeaderTemplate, vars);
   if (options.withMain)

@@ -165,9 +165,11 @@ LogicalResult emitSpirvCpp(ModuleOp module, const EmitOptions &options, EmittedC
       cStringEscape(options.modelName), m.layout.weights.empty() ? "nullptr" : "kWeights",
       m.layout.weights.size(), GpuLayout::kChunkBytes, m.layout.arenaBytes, pm.inputs.size(),
       pm.outputs.size(), m.kernels.size());
-  src += "// The device session: created on first use (a function-local static, so\n"
-         "// nothing runs before main), released by PREFIX_gpu_release.\n"
-         "tract::vk::Session &session() {\n  static tract::vk::Session s;\n  return s;\n}\n"
+  src += "// The device session: created on first use, released by PREFIX_gpu_release.\n"
+         "// Never destroyed by a static destructor: at exit the Vulkan driver's own\n"
+         "// may already have run (NVIDIA's driver then crashes in vkDestroyDevice).\n"
+         "tract::vk::Session &session() {\n  static tract::vk::Session *s = new tract::vk::Session;\n"
+         "  return *s;\n}\n"
          "int sessionState = 0; // 0: not created, 1: ready, < 0: creation failed\n\n";
   src += tensorInfoArrays(pm, P);
   src += fmt::format(R"(int {0}_gpu_init(void) {{
@@ -232,6 +234,7 @@ int {0}_run(const void *const *inputs, void *const *outputs, void *arena) {{
       {"RUN_FAILED", fmt::format("std::fprintf(stderr, \"error: the model failed: %s\\n\", "
                                  "{}_gpu_message());",
                                  P)},
+      {"RELEASE", fmt::format("\n  {}_gpu_release();", P)},
   });
   out.header = substitute(kHeaderTemplate, vars);
   if (options.withMain)
