@@ -35,6 +35,13 @@ constexpr int64_t kMaxGroupsX = 65535; // Vulkan's guaranteed maxComputeWorkGrou
 
 RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
 
+int64_t product(ArrayRef<int64_t> v) {
+  int64_t p = 1;
+  for (int64_t d : v)
+    p *= d;
+  return p;
+}
+
 // A GLSL float literal that reads back as exactly `value` rounded to float.
 std::string glslFloat(double value) {
   float f = static_cast<float>(value);
@@ -158,6 +165,17 @@ private:
                          std::string &indent);
   FailureOr<std::string> convElement(ConvOp conv, KernelOp kernel);
   FailureOr<std::string> matmulElement(MatMulOp matmul, KernelOp kernel);
+  // A conv or matmul as a GEMM for the tiled shader, per batch (z) index:
+  // C[m][n] = sum_k A[m][k] * B[k][n] (+ bias[m]), written at out_index.
+  // The functions load_a, load_b, out_index, bias_of go into `functions`.
+  struct TiledGemm {
+    int64_t m, n, k, batches;
+  };
+  std::optional<TiledGemm> tiledGemm(Operation *anchor, KernelOp kernel);
+  // The tiled shader's source: 64 x 64 output tiles, 16 x 16 invocations
+  // each computing 4 x 4, K in steps of 16 through shared memory; the fused
+  // chain (`functions`' epilogue(acc, i)) applied at the store.
+  GlslKernel tiledShader(const TiledGemm &g);
   // Kernels whose invocation computes one element of their output through a
   // loop of their own (a reduction, a pooling window): the value's name.
   std::optional<std::string> reduceElement(Operation *op);
@@ -534,6 +552,146 @@ std::optional<int64_t> ShaderBuilder::axisRows(Operation *op) {
   return std::nullopt;
 }
 
+std::optional<ShaderBuilder::TiledGemm> ShaderBuilder::tiledGemm(Operation *anchor,
+                                                                 KernelOp kernel) {
+  constexpr int64_t kMinRows = 16, kMinWork = int64_t(1) << 18;
+  if (auto mm = dyn_cast<MatMulOp>(anchor)) {
+    auto a = typeOf(mm.getLhs()), b = typeOf(mm.getRhs()), y = typeOf(mm.getResult());
+    int64_t m = y.getDimSize(y.getRank() - 2), n = y.getDimSize(y.getRank() - 1);
+    int64_t kk = mm.getTransposeA() ? a.getDimSize(a.getRank() - 2) : a.getDimSize(a.getRank() - 1);
+    int64_t batches = product(y.getShape().drop_back(2));
+    if (m < kMinRows || m * n * kk < kMinWork || batches > kMaxGroupsX)
+      return std::nullopt;
+    ArrayRef<int64_t> batch = y.getShape().drop_back(2);
+    functions += fmt::format("uint batch_a(uint i) {{ return {}; }}\n",
+                             broadcastIndex(a.getShape().drop_back(2), batch));
+    functions += fmt::format("uint batch_b(uint i) {{ return {}; }}\n",
+                             broadcastIndex(b.getShape().drop_back(2), batch));
+    std::string ai = mm.getTransposeA() ? fmt::format("k * {}u + m", m)
+                                        : fmt::format("m * {}u + k", kk);
+    std::string bi = mm.getTransposeB() ? fmt::format("n * {}u + k", kk)
+                                        : fmt::format("k * {}u + n", n);
+    functions += fmt::format(
+        "float load_a(uint bz, uint m, uint k) {{ return {}; }}\n"
+        "float load_b(uint bz, uint k, uint n) {{ return {}; }}\n"
+        "uint out_index(uint bz, uint m, uint n) {{ return bz * {}u + m * {}u + n; }}\n"
+        "float bias_of(uint bz, uint m) {{ return 0.0; }}\n",
+        load(outer(mm.getLhs(), kernel), fmt::format("batch_a(bz) * {}u + {}", m * kk, ai)),
+        load(outer(mm.getRhs(), kernel), fmt::format("batch_b(bz) * {}u + {}", kk * n, bi)),
+        m * n, n);
+    return TiledGemm{m, n, kk, batches};
+  }
+  auto conv = dyn_cast<ConvOp>(anchor);
+  if (!conv)
+    return std::nullopt;
+  auto x = typeOf(conv.getInput()), w = typeOf(conv.getWeight()), y = typeOf(conv.getResult());
+  int64_t rank = y.getRank() - 2, groups = conv.getGroup();
+  int64_t oc = y.getDimSize(1), ocg = oc / groups, cg = x.getDimSize(1) / groups;
+  int64_t taps = product(w.getShape().drop_front(2)), plane = product(y.getShape().drop_front(2));
+  int64_t batches = y.getDimSize(0) * groups;
+  if (ocg < kMinRows || ocg * plane * cg * taps < kMinWork || batches > kMaxGroupsX)
+    return std::nullopt;
+  auto strides = conv.getStrides(), dilations = conv.getDilations(), pads = conv.getPads();
+  // B[k][n]: tap k = (c, kernel position), output pixel n; zero in the padding.
+  std::string lb = fmt::format("float load_b(uint bz, uint k, uint n) {{\n"
+                               "  const uint b = bz / {0}u, g = bz % {0}u;\n  uint kr = k, nr = n;\n",
+                               groups);
+  std::string xIndex = fmt::format("(b * {}u + g * {}u + kr)", x.getDimSize(1), cg);
+  for (int64_t d = rank - 1; d >= 0; --d)
+    lb += fmt::format("  const uint k{0} = kr % {1}u; kr /= {1}u;\n"
+                      "  const uint o{0} = nr % {2}u; nr /= {2}u;\n",
+                      d, w.getDimSize(2 + d), y.getDimSize(2 + d));
+  for (int64_t d = 0; d < rank; ++d) {
+    lb += fmt::format("  const int p{0} = int(o{0} * {1}u + k{0} * {2}u) - {3};\n"
+                      "  if (p{0} < 0 || p{0} >= {4}) return 0.0;\n",
+                      d, strides[d], dilations[d], pads[d], x.getDimSize(2 + d));
+    xIndex = fmt::format("({} * {}u + uint(p{}))", xIndex, x.getDimSize(2 + d), d);
+  }
+  lb += fmt::format("  return {};\n}}\n", load(outer(conv.getInput(), kernel), xIndex));
+  functions += fmt::format(
+      "float load_a(uint bz, uint m, uint k) {{ return {}; }}\n",
+      load(outer(conv.getWeight(), kernel),
+           fmt::format("(bz % {}u * {}u + m) * {}u + k", groups, ocg, cg * taps)));
+  functions += lb;
+  functions += fmt::format(
+      "uint out_index(uint bz, uint m, uint n) {{ return (bz / {0}u * {1}u + bz % {0}u * {2}u + "
+      "m) * {3}u + n; }}\n",
+      groups, oc, ocg, plane);
+  functions += fmt::format(
+      "float bias_of(uint bz, uint m) {{ return {}; }}\n",
+      conv.getBias() ? load(outer(conv.getBias(), kernel),
+                            fmt::format("bz % {}u * {}u + m", groups, ocg))
+                     : std::string("0.0"));
+  return TiledGemm{ocg, plane, cg * taps, batches};
+}
+
+GlslKernel ShaderBuilder::tiledShader(const TiledGemm &t) {
+  GlslKernel g;
+  g.firstChunk = firstChunk;
+  g.weightChunks = chunks;
+  g.groups[0] = (uint32_t)((t.n + 63) / 64);
+  g.groups[1] = (uint32_t)((t.m + 63) / 64);
+  g.groups[2] = (uint32_t)t.batches;
+  if (t.m * t.n * t.batches == 0)
+    g.groups[0] = g.groups[1] = g.groups[2] = 0;
+  std::string &s = g.source;
+  s += fmt::format("#version 450\n// {}: {} (tiled GEMM)\nlayout(local_size_x = 16, "
+                   "local_size_y = 16) in;\n",
+                   k.name, k.op->getName().getStringRef().str());
+  s += "layout(std430, set = 0, binding = 0) buffer Arena { float arena[]; };\n";
+  for (uint32_t c = 0; c < chunks; ++c)
+    s += fmt::format("layout(std430, set = 0, binding = {0}) readonly buffer Weights{0} {{ float "
+                     "w{0}[]; }};\n",
+                     c + 1);
+  s += kGlslPrelude;
+  s += functions;
+  s += fmt::format(R"(shared float As[16][64];
+shared float Bs[16][64];
+void main() {{
+  const uint bz = gl_WorkGroupID.z, m0 = gl_WorkGroupID.y * 64u, n0 = gl_WorkGroupID.x * 64u;
+  const uint tx = gl_LocalInvocationID.x, ty = gl_LocalInvocationID.y, t = ty * 16u + tx;
+  float acc[4][4];
+  for (uint r = 0u; r < 4u; ++r)
+    for (uint c = 0u; c < 4u; ++c)
+      acc[r][c] = 0.0;
+  for (uint k0 = 0u; k0 < {0}u; k0 += 16u) {{
+    for (uint l = 0u; l < 4u; ++l) {{
+      const uint e = t + l * 256u, kk = e / 64u, mn = e % 64u;
+      As[kk][mn] = m0 + mn < {1}u && k0 + kk < {0}u ? load_a(bz, m0 + mn, k0 + kk) : 0.0;
+      Bs[kk][mn] = n0 + mn < {2}u && k0 + kk < {0}u ? load_b(bz, k0 + kk, n0 + mn) : 0.0;
+    }}
+    barrier();
+    for (uint kk = 0u; kk < 16u; ++kk) {{
+      float a[4], b[4];
+      for (uint r = 0u; r < 4u; ++r)
+        a[r] = As[kk][ty + 16u * r];
+      for (uint c = 0u; c < 4u; ++c)
+        b[c] = Bs[kk][tx + 16u * c];
+      for (uint r = 0u; r < 4u; ++r)
+        for (uint c = 0u; c < 4u; ++c)
+          acc[r][c] += a[r] * b[c];
+    }}
+    barrier();
+  }}
+  for (uint r = 0u; r < 4u; ++r) {{
+    const uint m = m0 + ty + 16u * r;
+    if (m >= {1}u)
+      continue;
+    const float bias = bias_of(bz, m);
+    for (uint c = 0u; c < 4u; ++c) {{
+      const uint n = n0 + tx + 16u * c;
+      if (n < {2}u) {{
+        const uint i = out_index(bz, m, n);
+        {3} = epilogue(acc[r][c] + bias, i);
+      }}
+    }}
+  }}
+}}
+)",
+                   t.k, t.m, t.n, load(k.op->getResult(0), "i"));
+  return g;
+}
+
 FailureOr<GlslKernel> ShaderBuilder::build() {
   Operation *op = k.op;
   if (op->getNumResults() != 1)
@@ -567,6 +725,31 @@ FailureOr<GlslKernel> ShaderBuilder::build() {
   RankedTensorType out = typeOf(op->getResult(0));
   std::string result; // empty: the body stores its output itself
   int64_t elements = -1; // invocations: one per output element unless set
+
+  // Convs and matmuls with enough rows run as a tiled GEMM; the fused chain
+  // becomes its epilogue(acc, i).
+  Operation *gemmTop = kernel ? kernel.getAnchor() : isa<ConvOp, MatMulOp>(op) ? op : nullptr;
+  if (gemmTop && !(kernel && kernel.getTail())) {
+    if (std::optional<TiledGemm> t = tiledGemm(gemmTop, kernel)) {
+      std::string saved = std::move(body);
+      body.clear();
+      std::string ret = "acc";
+      if (kernel) {
+        Block &block = kernel.getBody().front();
+        Value yielded = block.getTerminator()->getOperand(0);
+        FailureOr<std::string> r =
+            elementChain(llvm::make_range(std::next(gemmTop->getIterator()),
+                                          block.getTerminator()->getIterator()),
+                         gemmTop->getResult(0), "acc", typeOf(yielded), yielded, kernel);
+        if (failed(r))
+          return failure();
+        ret = *r;
+      }
+      functions += "float epilogue(float acc, uint i) {\n" + body + "  return " + ret + ";\n}\n";
+      body = std::move(saved);
+      return tiledShader(*t);
+    }
+  }
   if (kernel) {
     Block &block = kernel.getBody().front();
     Value yielded = block.getTerminator()->getOperand(0);

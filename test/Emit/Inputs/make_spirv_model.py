@@ -12,6 +12,11 @@ usage: make_spirv_model.py OUT_DIR
     Y7 = LogSoftmax(M, axis 0)
     Y8 = ReduceMax(X, axes [1, 3], keepdims 0)
     Y9 = Concat(M reversed along dim 1 (a Slice with step -1), Expand(B4[:3] as [3, 1] to [3, 2]))
+  and, big enough for the tiled GEMM shader (edges not multiples of its 64 x 64 x 16 tiles), from
+  X2[2,8,54,30] and PX[2,1,70,33]:
+    Y10 = relu(Conv(X2, W5[32,4,3,2], B5, group 2, stride (2,1), pads 1))
+    Y11 = relu(MatMul(PX, Q[3,33,130]) + B6)   (batch dims broadcast to [2,3])
+    Y12 = Gemm(P2 = reshape(PX, [140, 33]), W6[100,33], B7, transB=1)
   OUT_DIR/x.npy, OUT_DIR/m.npy: inputs.
 The test compares the SPIR-V build's outputs with the C++ build's.
 """
@@ -62,14 +67,27 @@ def main():
         helper.make_node("Reshape", ["B3", "col"], ["BC"], name="bcol"),
         helper.make_node("Expand", ["BC", "shape32"], ["BE"], name="expand"),
         helper.make_node("Concat", ["MR", "BE"], ["Y9"], name="concat", axis=1),
+        helper.make_node("Conv", ["X2", "W5", "B5"], ["C5"], name="conv5", group=2,
+                         strides=[2, 1], pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["C5"], ["Y10"], name="relu5"),
+        helper.make_node("MatMul", ["PX", "Q"], ["PQ"], name="batched"),
+        helper.make_node("Add", ["PQ", "B6"], ["PQB"], name="batched_bias"),
+        helper.make_node("Relu", ["PQB"], ["Y11"], name="batched_relu"),
+        helper.make_node("Reshape", ["PX", "p2"], ["P2"], name="p2"),
+        helper.make_node("Gemm", ["P2", "W6", "B7"], ["Y12"], name="gemm_t", transB=1),
     ]
+    inits += [init("W5", (32, 4, 3, 2)), init("B5", (32,)), init("Q", (3, 33, 130), 0.3),
+              init("B6", (130,)), init("W6", (100, 33), 0.3), init("B7", (100,)),
+              numpy_helper.from_array(np.array([140, 33], np.int64), "p2")]
     inits += [numpy_helper.from_array(np.array(v, np.int64), n) for n, v in
               (("starts", [-1]), ("ends", [-100]), ("axes", [1]), ("steps", [-1]),
                ("zero", [0]), ("three", [3]), ("col", [3, 1]), ("shape32", [3, 2]))]
     graph = helper.make_graph(
         nodes, "spirv_model",
         [helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 4, 7, 7]),
-         helper.make_tensor_value_info("M", TensorProto.FLOAT, [3, 5])],
+         helper.make_tensor_value_info("M", TensorProto.FLOAT, [3, 5]),
+         helper.make_tensor_value_info("X2", TensorProto.FLOAT, [2, 8, 54, 30]),
+         helper.make_tensor_value_info("PX", TensorProto.FLOAT, [2, 1, 70, 33])],
         [helper.make_tensor_value_info("Y1", TensorProto.FLOAT, [1, 10]),
          helper.make_tensor_value_info("Y2", TensorProto.FLOAT, [5, 3]),
          helper.make_tensor_value_info("Y3", TensorProto.FLOAT, [3, 5]),
@@ -78,13 +96,18 @@ def main():
          helper.make_tensor_value_info("Y6", TensorProto.FLOAT, [1, 4, 4, 4]),
          helper.make_tensor_value_info("Y7", TensorProto.FLOAT, [3, 5]),
          helper.make_tensor_value_info("Y8", TensorProto.FLOAT, [1, 7]),
-         helper.make_tensor_value_info("Y9", TensorProto.FLOAT, [3, 7])],
+         helper.make_tensor_value_info("Y9", TensorProto.FLOAT, [3, 7]),
+         helper.make_tensor_value_info("Y10", TensorProto.FLOAT, [2, 32, 27, 31]),
+         helper.make_tensor_value_info("Y11", TensorProto.FLOAT, [2, 3, 70, 130]),
+         helper.make_tensor_value_info("Y12", TensorProto.FLOAT, [140, 100])],
         inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
     model.ir_version = 8
     onnx.save(model, f"{out}/model.onnx")
     np.save(f"{out}/x.npy", rng.standard_normal((1, 4, 7, 7)).astype(np.float32))
     np.save(f"{out}/m.npy", rng.standard_normal((3, 5)).astype(np.float32))
+    np.save(f"{out}/x2.npy", rng.standard_normal((2, 8, 54, 30)).astype(np.float32))
+    np.save(f"{out}/p.npy", rng.standard_normal((2, 1, 70, 33)).astype(np.float32))
 
 
 if __name__ == "__main__":
