@@ -77,12 +77,64 @@ def torch_times(name, repeat):
     return eager, graph
 
 
+def gemm_figure(d, n, repeat):
+    """TFLOP/s of one n^3 product: (time of a 12-product chain - a 2-product one) / 10.
+    Also checks the 2-product chain against numpy, and times torch's fp32 matmul (no TF32)."""
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((n, n), dtype=np.float32)
+    b = (rng.standard_normal((n, n), dtype=np.float32) / np.sqrt(n)).astype(np.float32)
+    np.save(os.path.join(d, "a.npy"), a)
+    np.save(os.path.join(d, "b.npy"), b)
+    times = {}
+    for c in (2, 12):
+        out = os.path.join(d, "out%d" % c)
+        os.makedirs(out, exist_ok=True)
+        r = subprocess.run([os.path.join(d, "gemm%d" % c), os.path.join(d, "a.npy"),
+                            os.path.join(d, "b.npy"), "-o", out, "--repeat", str(repeat)],
+                           capture_output=True, text=True)
+        m = re.search(r"median_ms=([\d.]+)", r.stdout)
+        if not m:
+            print("gemm%d failed: %s" % (c, (r.stdout + r.stderr).strip()))
+            return
+        times[c] = float(m.group(1))
+    want = (a.astype(np.float64) @ b) @ b
+    got = np.load(os.path.join(d, "out2", "output_0.npy"))
+    rel = float(np.abs(got - want).max() / np.abs(want).max())
+    ms = (times[12] - times[2]) / 10
+    line = "GEMM %d^3 fp32: tractc %.3f ms = %.1f TFLOP/s (chains of 2 / 12: %.2f / %.2f ms; " \
+           "max error %.1e of max |y|)" % (n, ms, 2 * n ** 3 / ms * 1e-9, times[2], times[12], rel)
+    try:
+        import torch
+        torch.backends.cuda.matmul.allow_tf32 = False
+        ta, tb = torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda()
+        for _ in range(3):
+            ta @ tb
+        torch.cuda.synchronize()
+        e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        e0.record()
+        for _ in range(repeat):
+            ta @ tb
+        e1.record()
+        e1.synchronize()
+        tms = e0.elapsed_time(e1) / repeat
+        line += "; PyTorch (cuBLAS, no TF32) %.3f ms = %.1f TFLOP/s" % (tms, 2 * n ** 3 / tms * 1e-9)
+    except Exception as e:  # noqa: BLE001
+        line += " (torch: %s)" % e
+    print(line, flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("bins")
     ap.add_argument("--repeat", type=int, default=50)
     ap.add_argument("--no-torch", action="store_true")
+    ap.add_argument("--gemm", type=int, default=0,
+                    help="N: BIN_DIR holds gemm2 and gemm12 (make_gemm_model.py chains of N^3 "
+                         "products, built by prepare.py's recipe); print their TFLOP/s")
     args = ap.parse_args()
+    if args.gemm:
+        gemm_figure(args.bins, args.gemm, args.repeat)
+        return
     print("| model | tractc Vulkan ms | PyTorch eager ms | PyTorch CUDA graph ms | max abs diff vs torch |")
     print("|---|---|---|---|---|")
     for name in sorted(os.listdir(args.bins)):

@@ -16,7 +16,8 @@ usage: make_spirv_model.py OUT_DIR
   X2[2,8,54,30] and PX[2,1,70,33]:
     Y10 = relu(Conv(X2, W5[32,4,3,2], B5, group 2, stride (2,1), pads 1))
     Y11 = relu(MatMul(PX, Q[3,33,130]) + B6)   (batch dims broadcast to [2,3])
-    Y12 = Gemm(P2 = reshape(PX, [140, 33]), W6[100,33], B7, transB=1)
+    Y12 = Gemm(P2 = reshape(PX, [140, 33]), W6[150,33], B7, transB=1)
+    Y13 = tanh(MatMul(RX[1420, 20], W7[20, 1420]))   (enough tiles for 128 x 128 ones)
   OUT_DIR/x.npy, OUT_DIR/m.npy: inputs.
 The test compares the SPIR-V build's outputs with the C++ build's.
 """
@@ -75,9 +76,12 @@ def main():
         helper.make_node("Relu", ["PQB"], ["Y11"], name="batched_relu"),
         helper.make_node("Reshape", ["PX", "p2"], ["P2"], name="p2"),
         helper.make_node("Gemm", ["P2", "W6", "B7"], ["Y12"], name="gemm_t", transB=1),
+        helper.make_node("MatMul", ["RX", "W7"], ["RW"], name="wide"),
+        helper.make_node("Tanh", ["RW"], ["Y13"], name="wide_tanh"),
     ]
+    inits.append(init("W7", (20, 1420), 0.3))
     inits += [init("W5", (32, 4, 3, 2)), init("B5", (32,)), init("Q", (3, 33, 130), 0.3),
-              init("B6", (130,)), init("W6", (100, 33), 0.3), init("B7", (100,)),
+              init("B6", (130,)), init("W6", (150, 33), 0.3), init("B7", (150,)),
               numpy_helper.from_array(np.array([140, 33], np.int64), "p2")]
     inits += [numpy_helper.from_array(np.array(v, np.int64), n) for n, v in
               (("starts", [-1]), ("ends", [-100]), ("axes", [1]), ("steps", [-1]),
@@ -87,7 +91,8 @@ def main():
         [helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 4, 7, 7]),
          helper.make_tensor_value_info("M", TensorProto.FLOAT, [3, 5]),
          helper.make_tensor_value_info("X2", TensorProto.FLOAT, [2, 8, 54, 30]),
-         helper.make_tensor_value_info("PX", TensorProto.FLOAT, [2, 1, 70, 33])],
+         helper.make_tensor_value_info("PX", TensorProto.FLOAT, [2, 1, 70, 33]),
+         helper.make_tensor_value_info("RX", TensorProto.FLOAT, [1420, 20])],
         [helper.make_tensor_value_info("Y1", TensorProto.FLOAT, [1, 10]),
          helper.make_tensor_value_info("Y2", TensorProto.FLOAT, [5, 3]),
          helper.make_tensor_value_info("Y3", TensorProto.FLOAT, [3, 5]),
@@ -99,7 +104,8 @@ def main():
          helper.make_tensor_value_info("Y9", TensorProto.FLOAT, [3, 7]),
          helper.make_tensor_value_info("Y10", TensorProto.FLOAT, [2, 32, 27, 31]),
          helper.make_tensor_value_info("Y11", TensorProto.FLOAT, [2, 3, 70, 130]),
-         helper.make_tensor_value_info("Y12", TensorProto.FLOAT, [140, 100])],
+         helper.make_tensor_value_info("Y12", TensorProto.FLOAT, [140, 150]),
+         helper.make_tensor_value_info("Y13", TensorProto.FLOAT, [1420, 1420])],
         inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
     model.ir_version = 8
@@ -108,6 +114,7 @@ def main():
     np.save(f"{out}/m.npy", rng.standard_normal((3, 5)).astype(np.float32))
     np.save(f"{out}/x2.npy", rng.standard_normal((2, 8, 54, 30)).astype(np.float32))
     np.save(f"{out}/p.npy", rng.standard_normal((2, 1, 70, 33)).astype(np.float32))
+    np.save(f"{out}/r.npy", rng.standard_normal((1420, 20)).astype(np.float32))
 
 
 if __name__ == "__main__":
