@@ -237,6 +237,36 @@ TEST(VkSession, ChainedKernelsWithoutWeights) {
   EXPECT_EQ(first_mismatch(y, want_y), -1);
 }
 
+// TRACT_VK_PROFILE=1: the results do not change, and destroy() prints each
+// dispatched kernel's device time (not the skipped one's) and the total.
+TEST(VkSession, ProfileNamesEachDispatchedKernel) {
+  ScopedEnv profile("TRACT_VK_PROFILE", "1");
+  constexpr uint32_t n = 1000, groups = (n + 63) / 64;
+  std::vector<KernelDesc> kernels = {
+      kernel("scale_shift", scale_shift_local64_spv, groups),
+      kernel("square_sub", square_sub_local64_spv, groups),
+      kernel("negate_skipped", negate_local64_spv, groups)};
+  kernels[2].groups[2] = 0;
+  std::vector<IoDesc> inputs = {{0, n * 4}};
+  std::vector<IoDesc> outputs = {{2048 * 4, n * 4}};
+  ModelDesc m = model("profiled", inputs, outputs, kernels, 3072 * 4);
+  Session s;
+  ASSERT_EQ(s.init(m), 0) << s.message();
+  std::vector<float> x(n, 1.5f), y(n);
+  const void *in[] = {x.data()};
+  void *out[] = {y.data()};
+  ASSERT_EQ(s.run(in, out), 0) << s.message();
+  ASSERT_EQ(s.run(in, out), 0) << s.message();
+  EXPECT_EQ(y[7], (1.5f * 2.f + 3.f) * (1.5f * 2.f + 3.f) - 1.5f);
+  testing::internal::CaptureStderr();
+  s.destroy();
+  std::string printed = testing::internal::GetCapturedStderr();
+  EXPECT_TRUE(contains(printed.c_str(), "in kernels per run (2 runs)")) << printed;
+  EXPECT_TRUE(contains(printed.c_str(), "us  scale_shift")) << printed;
+  EXPECT_TRUE(contains(printed.c_str(), "us  square_sub")) << printed;
+  EXPECT_FALSE(contains(printed.c_str(), "negate_skipped")) << printed;
+}
+
 // Weights in two chunks, the second one partial. One kernel binds both
 // (bindings 1 and 2) and reports each array's length, i.e. the bound range;
 // another binds only chunk 1 (first_chunk = 1) and copies it out.

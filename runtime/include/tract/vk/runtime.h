@@ -278,6 +278,8 @@ private:
   int create_kernel(const KernelDesc &kd, Kernel &k);
   int write_descriptors(const ModelDesc &m);
   int record(const ModelDesc &m);
+  int create_profiler(const ModelDesc &m);
+  void print_profile();
 
   VkInstance instance_ = VK_NULL_HANDLE;
   VkPhysicalDevice physical_ = VK_NULL_HANDLE;
@@ -299,6 +301,16 @@ private:
   IoSlot *io_ = nullptr; // inputs, then outputs
   uint32_t num_inputs_ = 0, num_outputs_ = 0;
   bool ready_ = false;
+  // TRACT_VK_PROFILE=1: a timestamp after the input copies and after each
+  // dispatch; per-kernel device time summed over runs, printed by destroy().
+  VkQueryPool query_pool_ = VK_NULL_HANDLE;
+  uint32_t queries_ = 0;
+  double timestamp_ns_ = 0;     // nanoseconds per timestamp tick
+  uint64_t *stamps_ = nullptr;  // one run's timestamps
+  uint32_t *query_after_ = nullptr; // per kernel: its timestamp, or 0 (not dispatched)
+  double *kernel_ns_ = nullptr; // per kernel, summed over runs
+  const char **kernel_names_ = nullptr;
+  uint64_t profiled_runs_ = 0;
   char model_name_[64] = {};
   char device_name_[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE] = {};
   char msg_[1024] = {};
@@ -354,7 +366,8 @@ inline int Session::init_impl(const ModelDesc &m) {
       (r = pick_device()) < 0 || (r = validate_limits(m)) < 0 ||
       (r = create_device()) < 0 || (r = upload_weights(m)) < 0 ||
       (r = create_staging(m)) < 0 || (r = create_kernels(m)) < 0 ||
-      (r = write_descriptors(m)) < 0 || (r = record(m)) < 0)
+      (r = write_descriptors(m)) < 0 || (r = create_profiler(m)) < 0 ||
+      (r = record(m)) < 0)
     return r;
   return 0;
 }
@@ -931,6 +944,8 @@ inline int Session::record(const ModelDesc &m) {
   if (int r = check(vkBeginCommandBuffer(cmd, &begin), "vkBeginCommandBuffer"))
     return r;
 
+  if (query_pool_)
+    vkCmdResetQueryPool(cmd, query_pool_, 0, queries_);
   // The previous run's kernels and output copies used the arena; this run's
   // input copies must not overtake them (write-after-read/write across
   // submissions, which the host's fence wait alone does not order).
@@ -962,6 +977,8 @@ inline int Session::record(const ModelDesc &m) {
                       VK_ACCESS_SHADER_WRITE_BIT,
                       VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                       VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+    if (query_pool_ && !any_dispatch) // the input copies are done
+      vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, query_pool_, 0);
     any_dispatch = true;
     vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
                       kernels_[i].pipeline);
@@ -969,6 +986,9 @@ inline int Session::record(const ModelDesc &m) {
                             kernels_[i].pipeline_layout, 0, 1, &kernels_[i].set,
                             0, nullptr);
     vkCmdDispatch(cmd, k.groups[0], k.groups[1], k.groups[2]);
+    if (query_pool_)
+      vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, query_pool_,
+                          query_after_[i]);
   }
 
   if (any_dispatch)
@@ -991,6 +1011,66 @@ inline int Session::record(const ModelDesc &m) {
                   VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
                   VK_ACCESS_HOST_READ_BIT);
   return check(vkEndCommandBuffer(cmd), "vkEndCommandBuffer");
+}
+
+// --- Profiling (TRACT_VK_PROFILE=1) ---------------------------------------------
+
+inline int Session::create_profiler(const ModelDesc &m) {
+  const char *env = std::getenv("TRACT_VK_PROFILE");
+  if (!env || !*env || std::strcmp(env, "0") == 0 || m.num_kernels == 0)
+    return 0;
+  uint32_t families = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(physical_, &families, nullptr);
+  VkQueueFamilyProperties props[16];
+  families = families < 16 ? families : 16;
+  vkGetPhysicalDeviceQueueFamilyProperties(physical_, &families, props);
+  if (queue_family_ >= families || props[queue_family_].timestampValidBits == 0)
+    return 0; // no timestamps on this queue: run unprofiled
+  query_after_ = new (std::nothrow) uint32_t[m.num_kernels]();
+  kernel_ns_ = new (std::nothrow) double[m.num_kernels]();
+  kernel_names_ = new (std::nothrow) const char *[m.num_kernels];
+  stamps_ = new (std::nothrow) uint64_t[m.num_kernels + 1];
+  if (!query_after_ || !kernel_ns_ || !kernel_names_ || !stamps_)
+    return fail(kErrHostAlloc, "no host memory for the profiler");
+  queries_ = 1;
+  for (uint32_t i = 0; i < m.num_kernels; ++i) {
+    const KernelDesc &k = m.kernels[i];
+    kernel_names_[i] = k.name ? k.name : "?";
+    if (k.groups[0] && k.groups[1] && k.groups[2])
+      query_after_[i] = queries_++;
+  }
+  timestamp_ns_ = limits_.timestampPeriod;
+  VkQueryPoolCreateInfo info = {};
+  info.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO;
+  info.queryType = VK_QUERY_TYPE_TIMESTAMP;
+  info.queryCount = queries_;
+  return check(vkCreateQueryPool(device_, &info, nullptr, &query_pool_), "vkCreateQueryPool");
+}
+
+// Per-kernel device time, averaged over the runs, to stderr: asked for
+// with TRACT_VK_PROFILE=1 (bench/gpu), never printed otherwise.
+inline void Session::print_profile() {
+  if (profiled_runs_ > 0 && kernel_ns_) {
+    double total = 0;
+    for (uint32_t i = 0; i < num_kernels_; ++i)
+      total += kernel_ns_[i];
+    std::fprintf(stderr, "tract-vk profile: %.3f ms in kernels per run (%llu runs)\n",
+                 total / double(profiled_runs_) * 1e-6,
+                 static_cast<unsigned long long>(profiled_runs_));
+    for (uint32_t i = 0; i < num_kernels_; ++i)
+      if (query_after_[i])
+        std::fprintf(stderr, "%10.1f us  %s\n", kernel_ns_[i] / double(profiled_runs_) * 1e-3,
+                     kernel_names_[i]);
+  }
+  profiled_runs_ = 0;
+  delete[] query_after_;
+  delete[] kernel_ns_;
+  delete[] kernel_names_;
+  delete[] stamps_;
+  query_after_ = nullptr;
+  kernel_ns_ = nullptr;
+  kernel_names_ = nullptr;
+  stamps_ = nullptr;
 }
 
 // --- Run --------------------------------------------------------------------
@@ -1043,6 +1123,21 @@ inline int Session::run(const void *const *inputs, void *const *outputs) {
                       "vkInvalidateMappedMemoryRanges"))
       return r;
   ready_ = true;
+  if (query_pool_ &&
+      vkGetQueryPoolResults(device_, query_pool_, 0, queries_,
+                            sizeof(uint64_t) * queries_, stamps_, sizeof(uint64_t),
+                            VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT) ==
+          VK_SUCCESS) {
+    // Dispatches are serialised by barriers: each one's time is from the
+    // timestamp before it to its own.
+    uint32_t prev = 0;
+    for (uint32_t i = 0; i < num_kernels_; ++i)
+      if (query_after_[i]) {
+        kernel_ns_[i] += double(stamps_[query_after_[i]] - stamps_[prev]) * timestamp_ns_;
+        prev = query_after_[i];
+      }
+    ++profiled_runs_;
+  }
 
   for (uint32_t i = 0; i < num_outputs_; ++i) {
     const IoSlot &slot = io_[num_inputs_ + i];
@@ -1059,9 +1154,13 @@ inline int Session::run(const void *const *inputs, void *const *outputs) {
 // touched without one.
 inline void Session::destroy() {
   ready_ = false;
+  print_profile();
   if (device_ != VK_NULL_HANDLE) {
     vkDeviceWaitIdle(
         device_); // a failure here changes nothing: everything goes anyway
+    vkDestroyQueryPool(device_, query_pool_, nullptr);
+    query_pool_ = VK_NULL_HANDLE;
+    queries_ = 0;
     for (uint32_t i = num_kernels_; i-- > 0;) {
       vkDestroyPipeline(device_, kernels_[i].pipeline, nullptr);
       vkDestroyPipelineLayout(device_, kernels_[i].pipeline_layout, nullptr);
