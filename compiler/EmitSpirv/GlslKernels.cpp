@@ -177,6 +177,12 @@ private:
   // shared memory; the fused chain (`functions`' epilogue(acc, i)) applied
   // at the store.
   GlslKernel tiledShader(const TiledGemm &g);
+  // The same GEMM with each workgroup computing 8 outputs, 32 invocations
+  // each summing every 32nd term of one, then a shared-memory tree.
+  GlslKernel splitKShader(const TiledGemm &g);
+  // The parts every shader starts with: version, name, bindings, prelude,
+  // the kernel's functions.
+  std::string header(StringRef what, StringRef layout) const;
   // Kernels whose invocation computes one element of their output through a
   // loop of their own (a reduction, a pooling window): the value's name.
   std::optional<std::string> reduceElement(Operation *op);
@@ -555,13 +561,15 @@ std::optional<int64_t> ShaderBuilder::axisRows(Operation *op) {
 
 std::optional<ShaderBuilder::TiledGemm> ShaderBuilder::tiledGemm(Operation *anchor,
                                                                  KernelOp kernel) {
-  constexpr int64_t kMinRows = 16, kMinWork = int64_t(1) << 18;
+  // Fewer rows than a tile's quarter take the split-K shader, if K is long
+  // enough to split; else the plain loop.
+  constexpr int64_t kMinRows = 16, kMinWork = int64_t(1) << 18, kMinSplitK = 128;
   if (auto mm = dyn_cast<MatMulOp>(anchor)) {
     auto a = typeOf(mm.getLhs()), b = typeOf(mm.getRhs()), y = typeOf(mm.getResult());
     int64_t m = y.getDimSize(y.getRank() - 2), n = y.getDimSize(y.getRank() - 1);
     int64_t kk = mm.getTransposeA() ? a.getDimSize(a.getRank() - 2) : a.getDimSize(a.getRank() - 1);
     int64_t batches = product(y.getShape().drop_back(2));
-    if (m < kMinRows || m * n * kk < kMinWork || batches > kMaxGroupsX)
+    if ((m < kMinRows && kk < kMinSplitK) || m * n * kk < kMinWork || batches > kMaxGroupsX)
       return std::nullopt;
     ArrayRef<int64_t> batch = y.getShape().drop_back(2);
     functions += fmt::format("uint batch_a(uint i) {{ return {}; }}\n",
@@ -590,7 +598,8 @@ std::optional<ShaderBuilder::TiledGemm> ShaderBuilder::tiledGemm(Operation *anch
   int64_t oc = y.getDimSize(1), ocg = oc / groups, cg = x.getDimSize(1) / groups;
   int64_t taps = product(w.getShape().drop_front(2)), plane = product(y.getShape().drop_front(2));
   int64_t batches = y.getDimSize(0) * groups;
-  if (ocg < kMinRows || ocg * plane * cg * taps < kMinWork || batches > kMaxGroupsX)
+  if ((ocg < kMinRows && cg * taps < kMinSplitK) || ocg * plane * cg * taps < kMinWork ||
+      batches > kMaxGroupsX)
     return std::nullopt;
   auto strides = conv.getStrides(), dilations = conv.getDilations(), pads = conv.getPads();
   // B[k][n]: tap k = (c, kernel position), output pixel n; zero in the padding.
@@ -644,17 +653,7 @@ GlslKernel ShaderBuilder::tiledShader(const TiledGemm &t) {
   if (t.m * t.n * t.batches == 0)
     g.groups[0] = g.groups[1] = g.groups[2] = 0;
   std::string &s = g.source;
-  s += fmt::format("#version 450\n// {}: {} (tiled GEMM)\n"
-                   "#extension GL_EXT_control_flow_attributes : require\n"
-                   "layout(local_size_x = 16, local_size_y = 16) in;\n",
-                   k.name, k.op->getName().getStringRef().str());
-  s += "layout(std430, set = 0, binding = 0) buffer Arena { float arena[]; };\n";
-  for (uint32_t c = 0; c < chunks; ++c)
-    s += fmt::format("layout(std430, set = 0, binding = {0}) readonly buffer Weights{0} {{ float "
-                     "w{0}[]; }};\n",
-                     c + 1);
-  s += kGlslPrelude;
-  s += functions;
+  s = header(" (tiled GEMM)", "layout(local_size_x = 16, local_size_y = 16) in;");
   // Each invocation computes r x r outputs: rows ty*4 + {0..3} (+ 64 for
   // the second group when r is 8), columns likewise from tx; the tile is
   // 16r x 16r, K taken kb at a time (kb * 16r = 1024 floats of each operand
@@ -713,6 +712,54 @@ void main() {{
   return g;
 }
 
+std::string ShaderBuilder::header(StringRef what, StringRef layoutLine) const {
+  std::string s = fmt::format("#version 450\n// {}: {}{}\n"
+                              "#extension GL_EXT_control_flow_attributes : require\n{}\n",
+                              k.name, k.op->getName().getStringRef().str(), what.str(),
+                              layoutLine.str());
+  s += "layout(std430, set = 0, binding = 0) buffer Arena { float arena[]; };\n";
+  for (uint32_t c = 0; c < chunks; ++c)
+    s += fmt::format("layout(std430, set = 0, binding = {0}) readonly buffer Weights{0} {{ float "
+                     "w{0}[]; }};\n",
+                     c + 1);
+  return s + kGlslPrelude + functions;
+}
+
+GlslKernel ShaderBuilder::splitKShader(const TiledGemm &t) {
+  GlslKernel g;
+  g.firstChunk = firstChunk;
+  g.weightChunks = chunks;
+  int64_t outputs = t.m * t.n * t.batches, groups = (outputs + 7) / 8;
+  g.groups[0] = (uint32_t)std::min(groups, kMaxGroupsX);
+  g.groups[1] = (uint32_t)((groups + kMaxGroupsX - 1) / kMaxGroupsX);
+  if (outputs == 0)
+    g.groups[0] = g.groups[1] = 0;
+  g.source = header(" (split-K GEMM)", "layout(local_size_x = 256) in;");
+  g.source += fmt::format(R"(shared float part[256];
+void main() {{
+  const uint t = gl_LocalInvocationID.x, lane = t % 32u;
+  const uint o = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * 8u + t / 32u;
+  const uint n = o % {2}u, m = o / {2}u % {1}u, bz = o / {4}u;
+  float acc = 0.0;
+  if (o < {3}u)
+    for (uint k = lane; k < {0}u; k += 32u)
+      acc += load_a(bz, m, k) * load_b(bz, k, n);
+  part[t] = acc;
+  [[unroll]] for (uint s = 16u; s > 0u; s >>= 1u) {{
+    barrier();
+    if (lane < s)
+      part[t] += part[t + s];
+  }}
+  if (lane == 0u && o < {3}u) {{
+    const uint i = out_index(bz, m, n);
+    {5} = epilogue(part[t] + bias_of(bz, m), i);
+  }}
+}}
+)",
+                          t.k, t.m, t.n, outputs, t.m * t.n, load(k.op->getResult(0), "i"));
+  return g;
+}
+
 FailureOr<GlslKernel> ShaderBuilder::build() {
   Operation *op = k.op;
   if (op->getNumResults() != 1)
@@ -768,7 +815,11 @@ FailureOr<GlslKernel> ShaderBuilder::build() {
       }
       functions += "float epilogue(float acc, uint i) {\n" + body + "  return " + ret + ";\n}\n";
       body = std::move(saved);
-      return tiledShader(*t);
+      // Too few 64 x 64 tiles to fill the GPU (a 7x7 conv's 49 columns, a
+      // batch-1 fully connected layer's one row) but a long K: split K
+      // inside the workgroup instead.
+      int64_t tiles64 = (t->m + 63) / 64 * ((t->n + 63) / 64) * t->batches;
+      return (t->m < 16 || tiles64 < 96) && t->k >= 128 ? splitKShader(*t) : tiledShader(*t);
     }
   }
   if (kernel) {
@@ -846,15 +897,7 @@ FailureOr<GlslKernel> ShaderBuilder::build() {
   if (elements == 0)
     g.groups[0] = g.groups[1] = 0;
   std::string &s = g.source;
-  s += fmt::format("#version 450\n// {}: {}\nlayout(local_size_x = {}) in;\n", k.name,
-                   op->getName().getStringRef().str(), kLocalSize);
-  s += "layout(std430, set = 0, binding = 0) buffer Arena { float arena[]; };\n";
-  for (uint32_t c = 0; c < chunks; ++c)
-    s += fmt::format("layout(std430, set = 0, binding = {0}) readonly buffer Weights{0} {{ float "
-                     "w{0}[]; }};\n",
-                     c + 1);
-  s += kGlslPrelude;
-  s += functions;
+  s = header("", fmt::format("layout(local_size_x = {}) in;", kLocalSize));
   s += fmt::format("void main() {{\n  const uint i = gl_GlobalInvocationID.y * (gl_NumWorkGroups.x "
                    "* {}u) + gl_GlobalInvocationID.x;\n  if (i >= {}u) return;\n",
                    kLocalSize, elements);

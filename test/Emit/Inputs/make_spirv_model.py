@@ -18,6 +18,9 @@ usage: make_spirv_model.py OUT_DIR
     Y11 = relu(MatMul(PX, Q[3,33,130]) + B6)   (batch dims broadcast to [2,3])
     Y12 = Gemm(P2 = reshape(PX, [140, 33]), W6[150,33], B7, transB=1)
     Y13 = tanh(MatMul(RX[1420, 20], W7[20, 1420]))   (enough tiles for 128 x 128 ones)
+  and on the split-K shader (few tiles, long K):
+    Y14 = relu(MatMul(V[1, 300], W8[300, 1000]))      (a batch-1 fully connected layer)
+    Y15 = relu(Conv(X3[1, 64, 7, 7], W9[96, 64, 3, 3], B9, pads 1))
   OUT_DIR/x.npy, OUT_DIR/m.npy: inputs.
 The test compares the SPIR-V build's outputs with the C++ build's.
 """
@@ -80,6 +83,13 @@ def main():
         helper.make_node("Tanh", ["RW"], ["Y13"], name="wide_tanh"),
     ]
     inits.append(init("W7", (20, 1420), 0.3))
+    nodes += [
+        helper.make_node("MatMul", ["V", "W8"], ["VW"], name="gemv"),
+        helper.make_node("Relu", ["VW"], ["Y14"], name="gemv_relu"),
+        helper.make_node("Conv", ["X3", "W9", "B9"], ["C9"], name="conv9", pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["C9"], ["Y15"], name="relu9"),
+    ]
+    inits += [init("W8", (300, 1000), 0.1), init("W9", (96, 64, 3, 3), 0.1), init("B9", (96,))]
     inits += [init("W5", (32, 4, 3, 2)), init("B5", (32,)), init("Q", (3, 33, 130), 0.3),
               init("B6", (130,)), init("W6", (150, 33), 0.3), init("B7", (150,)),
               numpy_helper.from_array(np.array([140, 33], np.int64), "p2")]
@@ -92,7 +102,9 @@ def main():
          helper.make_tensor_value_info("M", TensorProto.FLOAT, [3, 5]),
          helper.make_tensor_value_info("X2", TensorProto.FLOAT, [2, 8, 54, 30]),
          helper.make_tensor_value_info("PX", TensorProto.FLOAT, [2, 1, 70, 33]),
-         helper.make_tensor_value_info("RX", TensorProto.FLOAT, [1420, 20])],
+         helper.make_tensor_value_info("RX", TensorProto.FLOAT, [1420, 20]),
+         helper.make_tensor_value_info("V", TensorProto.FLOAT, [1, 300]),
+         helper.make_tensor_value_info("X3", TensorProto.FLOAT, [1, 64, 7, 7])],
         [helper.make_tensor_value_info("Y1", TensorProto.FLOAT, [1, 10]),
          helper.make_tensor_value_info("Y2", TensorProto.FLOAT, [5, 3]),
          helper.make_tensor_value_info("Y3", TensorProto.FLOAT, [3, 5]),
@@ -105,7 +117,9 @@ def main():
          helper.make_tensor_value_info("Y10", TensorProto.FLOAT, [2, 32, 27, 31]),
          helper.make_tensor_value_info("Y11", TensorProto.FLOAT, [2, 3, 70, 130]),
          helper.make_tensor_value_info("Y12", TensorProto.FLOAT, [140, 150]),
-         helper.make_tensor_value_info("Y13", TensorProto.FLOAT, [1420, 1420])],
+         helper.make_tensor_value_info("Y13", TensorProto.FLOAT, [1420, 1420]),
+         helper.make_tensor_value_info("Y14", TensorProto.FLOAT, [1, 1000]),
+         helper.make_tensor_value_info("Y15", TensorProto.FLOAT, [1, 96, 7, 7])],
         inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
     model.ir_version = 8
@@ -115,6 +129,8 @@ def main():
     np.save(f"{out}/x2.npy", rng.standard_normal((2, 8, 54, 30)).astype(np.float32))
     np.save(f"{out}/p.npy", rng.standard_normal((2, 1, 70, 33)).astype(np.float32))
     np.save(f"{out}/r.npy", rng.standard_normal((1420, 20)).astype(np.float32))
+    np.save(f"{out}/v.npy", rng.standard_normal((1, 300)).astype(np.float32))
+    np.save(f"{out}/x3.npy", rng.standard_normal((1, 64, 7, 7)).astype(np.float32))
 
 
 if __name__ == "__main__":
