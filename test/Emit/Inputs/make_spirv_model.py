@@ -21,6 +21,9 @@ usage: make_spirv_model.py OUT_DIR
   and on the split-K shader (few tiles, long K):
     Y14 = relu(MatMul(V[1, 300], W8[300, 1000]))      (a batch-1 fully connected layer)
     Y15 = relu(Conv(X3[1, 64, 7, 7], W9[96, 64, 3, 3], B9, pads 1))
+  and rows of 32 or more on a workgroup each:
+    Y16 = Softmax(Z[4, 40, 3], axis 1)       (a strided row)
+    Y17 = LogSoftmax(Z2[4, 3, 200], axis 2)
   OUT_DIR/x.npy, OUT_DIR/m.npy: inputs.
 The test compares the SPIR-V build's outputs with the C++ build's.
 """
@@ -90,6 +93,10 @@ def main():
         helper.make_node("Relu", ["C9"], ["Y15"], name="relu9"),
     ]
     inits += [init("W8", (300, 1000), 0.1), init("W9", (96, 64, 3, 3), 0.1), init("B9", (96,))]
+    nodes += [
+        helper.make_node("Softmax", ["Z"], ["Y16"], name="softmax_rows", axis=1),
+        helper.make_node("LogSoftmax", ["Z2"], ["Y17"], name="logsoftmax_rows", axis=2),
+    ]
     inits += [init("W5", (32, 4, 3, 2)), init("B5", (32,)), init("Q", (3, 33, 130), 0.3),
               init("B6", (130,)), init("W6", (150, 33), 0.3), init("B7", (150,)),
               numpy_helper.from_array(np.array([140, 33], np.int64), "p2")]
@@ -104,7 +111,9 @@ def main():
          helper.make_tensor_value_info("PX", TensorProto.FLOAT, [2, 1, 70, 33]),
          helper.make_tensor_value_info("RX", TensorProto.FLOAT, [1420, 20]),
          helper.make_tensor_value_info("V", TensorProto.FLOAT, [1, 300]),
-         helper.make_tensor_value_info("X3", TensorProto.FLOAT, [1, 64, 7, 7])],
+         helper.make_tensor_value_info("X3", TensorProto.FLOAT, [1, 64, 7, 7]),
+         helper.make_tensor_value_info("Z", TensorProto.FLOAT, [4, 40, 3]),
+         helper.make_tensor_value_info("Z2", TensorProto.FLOAT, [4, 3, 200])],
         [helper.make_tensor_value_info("Y1", TensorProto.FLOAT, [1, 10]),
          helper.make_tensor_value_info("Y2", TensorProto.FLOAT, [5, 3]),
          helper.make_tensor_value_info("Y3", TensorProto.FLOAT, [3, 5]),
@@ -119,7 +128,9 @@ def main():
          helper.make_tensor_value_info("Y12", TensorProto.FLOAT, [140, 150]),
          helper.make_tensor_value_info("Y13", TensorProto.FLOAT, [1420, 1420]),
          helper.make_tensor_value_info("Y14", TensorProto.FLOAT, [1, 1000]),
-         helper.make_tensor_value_info("Y15", TensorProto.FLOAT, [1, 96, 7, 7])],
+         helper.make_tensor_value_info("Y15", TensorProto.FLOAT, [1, 96, 7, 7]),
+         helper.make_tensor_value_info("Y16", TensorProto.FLOAT, [4, 40, 3]),
+         helper.make_tensor_value_info("Y17", TensorProto.FLOAT, [4, 3, 200])],
         inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
     model.ir_version = 8
@@ -131,6 +142,8 @@ def main():
     np.save(f"{out}/r.npy", rng.standard_normal((1420, 20)).astype(np.float32))
     np.save(f"{out}/v.npy", rng.standard_normal((1, 300)).astype(np.float32))
     np.save(f"{out}/x3.npy", rng.standard_normal((1, 64, 7, 7)).astype(np.float32))
+    np.save(f"{out}/z.npy", (rng.standard_normal((4, 40, 3)) * 4).astype(np.float32))
+    np.save(f"{out}/z2.npy", (rng.standard_normal((4, 3, 200)) * 4).astype(np.float32))
 
 
 if __name__ == "__main__":
