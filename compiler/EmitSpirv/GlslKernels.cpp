@@ -913,11 +913,16 @@ FailureOr<GlslKernel> ShaderBuilder::build() {
       }
       functions += "float epilogue(float acc, uint i) {\n" + body + "  return " + ret + ";\n}\n";
       body = std::move(saved);
-      // Too few 64 x 64 tiles to fill the GPU (a 7x7 conv's 49 columns, a
-      // batch-1 fully connected layer's one row) but a long K: split K
-      // inside the workgroup instead.
+      // A batch-1 fully connected layer's one row, or very few 64 x 64
+      // tiles with a very long K (ResNet-18's 7x7 convs, K = 4608: 8
+      // workgroups, 465 us each on the H200): split K inside the workgroup
+      // instead (221 us). It reads without reuse (~1 TFLOP/s), so where K
+      // is shorter or the tiles more the tiled shader wins (the encoder's
+      // FFN down, 8 tiles with K = 1024: 66 against 148 us; ResNet's 28x28
+      // convs, 26 tiles: 104 against 202).
       int64_t tiles64 = (t->m + 63) / 64 * ((t->n + 63) / 64) * t->batches;
-      return (t->m < 16 || tiles64 < 96) && t->k >= 128 ? splitKShader(*t) : tiledShader(*t);
+      bool splitK = (t->m < 16 && t->k >= 128) || (tiles64 < 12 && t->k >= 2048);
+      return splitK ? splitKShader(*t) : tiledShader(*t);
     }
   }
   if (kernel) {

@@ -20,7 +20,7 @@ usage: make_spirv_model.py OUT_DIR
     Y13 = tanh(MatMul(RX[1420, 20], W7[20, 1420]))   (enough tiles for 128 x 128 ones)
   and on the split-K shader (few tiles, long K):
     Y14 = relu(MatMul(V[1, 300], W8[300, 1000]))      (a batch-1 fully connected layer)
-    Y15 = relu(Conv(X3[1, 64, 7, 7], W9[96, 64, 3, 3], B9, pads 1))
+    Y15 = relu(Conv(X3[1, 256, 7, 7], W9[96, 256, 3, 3], B9, pads 1))
   and rows of 32 or more on a workgroup each:
     Y16 = Softmax(Z[4, 40, 3], axis 1)       (a strided row)
     Y17 = LogSoftmax(Z2[4, 3, 200], axis 2)
@@ -92,7 +92,7 @@ def main():
         helper.make_node("Conv", ["X3", "W9", "B9"], ["C9"], name="conv9", pads=[1, 1, 1, 1]),
         helper.make_node("Relu", ["C9"], ["Y15"], name="relu9"),
     ]
-    inits += [init("W8", (300, 1000), 0.1), init("W9", (96, 64, 3, 3), 0.1), init("B9", (96,))]
+    inits += [init("W8", (300, 1000), 0.1), init("W9", (96, 256, 3, 3), 0.05), init("B9", (96,))]
     nodes += [
         helper.make_node("Softmax", ["Z"], ["Y16"], name="softmax_rows", axis=1),
         helper.make_node("LogSoftmax", ["Z2"], ["Y17"], name="logsoftmax_rows", axis=2),
@@ -111,7 +111,7 @@ def main():
          helper.make_tensor_value_info("PX", TensorProto.FLOAT, [2, 1, 70, 33]),
          helper.make_tensor_value_info("RX", TensorProto.FLOAT, [1420, 20]),
          helper.make_tensor_value_info("V", TensorProto.FLOAT, [1, 300]),
-         helper.make_tensor_value_info("X3", TensorProto.FLOAT, [1, 64, 7, 7]),
+         helper.make_tensor_value_info("X3", TensorProto.FLOAT, [1, 256, 7, 7]),
          helper.make_tensor_value_info("Z", TensorProto.FLOAT, [4, 40, 3]),
          helper.make_tensor_value_info("Z2", TensorProto.FLOAT, [4, 3, 200])],
         [helper.make_tensor_value_info("Y1", TensorProto.FLOAT, [1, 10]),
@@ -141,7 +141,7 @@ def main():
     np.save(f"{out}/p.npy", rng.standard_normal((2, 1, 70, 33)).astype(np.float32))
     np.save(f"{out}/r.npy", rng.standard_normal((1420, 20)).astype(np.float32))
     np.save(f"{out}/v.npy", rng.standard_normal((1, 300)).astype(np.float32))
-    np.save(f"{out}/x3.npy", rng.standard_normal((1, 64, 7, 7)).astype(np.float32))
+    np.save(f"{out}/x3.npy", rng.standard_normal((1, 256, 7, 7)).astype(np.float32))
     np.save(f"{out}/z.npy", (rng.standard_normal((4, 40, 3)) * 4).astype(np.float32))
     np.save(f"{out}/z2.npy", (rng.standard_normal((4, 3, 200)) * 4).astype(np.float32))
 
