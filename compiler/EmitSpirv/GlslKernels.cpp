@@ -516,34 +516,27 @@ std::optional<GlslKernel> ShaderBuilder::rowShader(Operation *op) {
   if (len < 32)
     return std::nullopt;
   int64_t rows = typeOf(x).getNumElements() / len;
-  std::string main = fmt::format(R"(shared float red[128];
-float reduce_sum(float v) {{
+  // The row's sum or max over the workgroup: a shared-memory tree.
+  auto reduction = [](const char *name, const char *combine) {
+    return fmt::format(R"(float {}(float v) {{
   const uint t = gl_LocalInvocationID.x;
   red[t] = v;
   [[unroll]] for (uint s = 64u; s > 0u; s >>= 1u) {{
     barrier();
     if (t < s)
-      red[t] += red[t + s];
+      red[t] = {};
   }}
   barrier();
   const float r = red[0];
   barrier();
   return r;
 }}
-float reduce_max(float v) {{
-  const uint t = gl_LocalInvocationID.x;
-  red[t] = v;
-  [[unroll]] for (uint s = 64u; s > 0u; s >>= 1u) {{
-    barrier();
-    if (t < s)
-      red[t] = t_max(red[t], red[t + s]);
-  }}
-  barrier();
-  const float r = red[0];
-  barrier();
-  return r;
-}}
-void main() {{
+)",
+                       name, combine);
+  };
+  std::string main = "shared float red[128];\n" + reduction("reduce_sum", "red[t] + red[t + s]") +
+                     reduction("reduce_max", "t_max(red[t], red[t + s])");
+  main += fmt::format(R"(void main() {{
   const uint row = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
   if (row >= {0}u)
     return; // the whole workgroup: barriers stay uniform

@@ -21,6 +21,7 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <optional>
 
 namespace mlir::tract {
 
@@ -50,7 +51,9 @@ FailureOr<CompiledModel> compileModel(ModuleOp module, bool toSpirv) {
   if (failed(layout))
     return failure();
   m.layout = std::move(*layout);
-  ShaderCompiler compiler;
+  std::optional<ShaderCompiler> compiler;
+  if (toSpirv)
+    compiler.emplace();
   std::map<std::string, int> bySource;
   for (const Kernel &k : m.pm.kernels) {
     FailureOr<GlslKernel> g = buildGlslKernel(k, m.layout);
@@ -64,7 +67,7 @@ FailureOr<CompiledModel> compileModel(ModuleOp module, bool toSpirv) {
       if (inserted) {
         std::vector<uint32_t> words;
         std::string error;
-        if (!compiler.compile(k.name, c.glsl.source, words, error))
+        if (!compiler->compile(k.name, c.glsl.source, words, error))
           return k.op->emitError("tractc's GLSL for this kernel does not compile (a bug): ")
                  << error;
         m.spirv.push_back(std::move(words));

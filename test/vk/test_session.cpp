@@ -208,16 +208,25 @@ TEST(VkSession, OneKernelReplays) {
   }
 }
 
-// t = 2x + 3 then y = t*t - x: the second kernel reads what the first wrote
-// (the barrier between dispatches), in 64-wide groups over 1000 elements. A
-// third kernel with a zero group count must not run. No weights at all.
-TEST(VkSession, ChainedKernelsWithoutWeights) {
-  constexpr uint32_t n = 1000, groups = (n + 63) / 64;
+// The two chained kernels (t = 2x + 3, then y = t*t - x) in 64-wide groups
+// over kChainN floats, and a third with a zero group count.
+constexpr uint32_t kChainN = 1000;
+std::vector<KernelDesc> chain_kernels() {
+  constexpr uint32_t groups = (kChainN + 63) / 64;
   std::vector<KernelDesc> kernels = {
       kernel("scale_shift", scale_shift_local64_spv, groups),
       kernel("square_sub", square_sub_local64_spv, groups),
       kernel("negate_skipped", negate_local64_spv, groups)};
   kernels[2].groups[2] = 0;
+  return kernels;
+}
+
+// t = 2x + 3 then y = t*t - x: the second kernel reads what the first wrote
+// (the barrier between dispatches), in 64-wide groups over 1000 elements. A
+// third kernel with a zero group count must not run. No weights at all.
+TEST(VkSession, ChainedKernelsWithoutWeights) {
+  constexpr uint32_t n = kChainN;
+  std::vector<KernelDesc> kernels = chain_kernels();
   std::vector<IoDesc> inputs = {{0, n * 4}};
   std::vector<IoDesc> outputs = {{2048 * 4, n * 4}, {1024 * 4, n * 4}};
   ModelDesc m = model("chain", inputs, outputs, kernels, 3072 * 4);
@@ -241,12 +250,8 @@ TEST(VkSession, ChainedKernelsWithoutWeights) {
 // dispatched kernel's device time (not the skipped one's) and the total.
 TEST(VkSession, ProfileNamesEachDispatchedKernel) {
   ScopedEnv profile("TRACT_VK_PROFILE", "1");
-  constexpr uint32_t n = 1000, groups = (n + 63) / 64;
-  std::vector<KernelDesc> kernels = {
-      kernel("scale_shift", scale_shift_local64_spv, groups),
-      kernel("square_sub", square_sub_local64_spv, groups),
-      kernel("negate_skipped", negate_local64_spv, groups)};
-  kernels[2].groups[2] = 0;
+  constexpr uint32_t n = kChainN;
+  std::vector<KernelDesc> kernels = chain_kernels();
   std::vector<IoDesc> inputs = {{0, n * 4}};
   std::vector<IoDesc> outputs = {{2048 * 4, n * 4}};
   ModelDesc m = model("profiled", inputs, outputs, kernels, 3072 * 4);

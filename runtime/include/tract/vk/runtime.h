@@ -279,6 +279,8 @@ private:
   int write_descriptors(const ModelDesc &m);
   int record(const ModelDesc &m);
   int create_profiler(const ModelDesc &m);
+  // Submits `cmd`, waits for it and resets the fence for the next one.
+  int submit_and_wait(VkCommandBuffer cmd);
   void print_profile();
 
   VkInstance instance_ = VK_NULL_HANDLE;
@@ -729,17 +731,7 @@ inline int Session::upload_weights(const ModelDesc &m) {
   if (int r =
           check(vkEndCommandBuffer(cmd), "vkEndCommandBuffer (weights upload)"))
     return r;
-  VkSubmitInfo submit = {};
-  submit.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
-  submit.commandBufferCount = 1;
-  submit.pCommandBuffers = &cmd;
-  if (int r = check(vkQueueSubmit(queue_, 1, &submit, fence_),
-                    "vkQueueSubmit (weights upload)"))
-    return r;
-  if (int r = check(vkWaitForFences(device_, 1, &fence_, VK_TRUE, UINT64_MAX),
-                    "vkWaitForFences (weights upload)"))
-    return r;
-  if (int r = check(vkResetFences(device_, 1, &fence_), "vkResetFences"))
+  if (int r = submit_and_wait(cmd))
     return r;
   vkFreeCommandBuffers(device_, command_pool_, 1, &cmd);
   destroy_buffer(upload_);
@@ -1013,6 +1005,19 @@ inline int Session::record(const ModelDesc &m) {
   return check(vkEndCommandBuffer(cmd), "vkEndCommandBuffer");
 }
 
+inline int Session::submit_and_wait(VkCommandBuffer cmd) {
+  VkSubmitInfo submit = {};
+  submit.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
+  submit.commandBufferCount = 1;
+  submit.pCommandBuffers = &cmd;
+  if (int r = check(vkQueueSubmit(queue_, 1, &submit, fence_), "vkQueueSubmit"))
+    return r;
+  if (int r = check(vkWaitForFences(device_, 1, &fence_, VK_TRUE, UINT64_MAX),
+                    "vkWaitForFences"))
+    return r;
+  return check(vkResetFences(device_, 1, &fence_), "vkResetFences");
+}
+
 // --- Profiling (TRACT_VK_PROFILE=1) ---------------------------------------------
 
 inline int Session::create_profiler(const ModelDesc &m) {
@@ -1107,16 +1112,7 @@ inline int Session::run(const void *const *inputs, void *const *outputs) {
   // Any failure from here on leaves the fence or the device in doubt: the
   // session refuses further runs rather than submit against a signalled fence.
   ready_ = false;
-  VkSubmitInfo submit = {};
-  submit.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
-  submit.commandBufferCount = 1;
-  submit.pCommandBuffers = &command_buffer_;
-  if (int r = check(vkQueueSubmit(queue_, 1, &submit, fence_), "vkQueueSubmit"))
-    return r;
-  if (int r = check(vkWaitForFences(device_, 1, &fence_, VK_TRUE, UINT64_MAX),
-                    "vkWaitForFences"))
-    return r;
-  if (int r = check(vkResetFences(device_, 1, &fence_), "vkResetFences"))
+  if (int r = submit_and_wait(command_buffer_))
     return r;
   if (!staging_coherent_)
     if (int r = check(vkInvalidateMappedMemoryRanges(device_, 1, &range),
