@@ -10,6 +10,9 @@ test/e2e/export_models.py's exporter and model classes with the benchmark sizes:
                                            4 layers, sequence 128: input [1,128,256], opset 17
   mlp                                      784-512-512-10, ReLU, input [1,784]
   kws_cnn                                  DS-CNN keyword spotter, [1,1,49,10]
+  resnet50                                 torchvision, [1,3,224,224] (the GPU benchmark only)
+  NAME_b32                                 NAME at batch 32, for resnet18, mobilenet_v2,
+                                           efficientnet_b0, resnet50, encoder (GPU only)
 
 Usage: export_bench_models.py OUTDIR [--only NAME[,NAME...]]
 """
@@ -34,6 +37,16 @@ em.MODELS = {
     "mlp": (lambda: em.MLP(d_in=784, d_hidden=512, d_out=10), [1, 784], 13, False),
     "kws_cnn": em.MODELS["kws_cnn"],
 }
+# bench/run_bench.py's models (the CPU comparison with ONNX Runtime).
+CPU_MODELS = list(em.MODELS)
+
+# The GPU benchmark's too (bench/gpu/prepare.py, issue #7): ResNet-50, and
+# batch 32 of the models it times at both batch sizes.
+em.MODELS["resnet50"] = (em.cnn(torchvision.models.resnet50), [1, 3, 224, 224], 13, False)
+GPU_BATCHED = ["resnet18", "mobilenet_v2", "efficientnet_b0", "resnet50", "encoder"]
+for _name in GPU_BATCHED:
+    _build, _shape, _opset, _ = em.MODELS[_name]
+    em.MODELS[_name + "_b32"] = (_build, [32] + _shape[1:], _opset, False)
 
 if __name__ == "__main__":
     em.main()

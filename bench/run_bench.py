@@ -64,7 +64,7 @@ def main():
     models_dir = os.path.join(args.workdir, "models")
     sys.path.insert(0, HERE)
     import export_bench_models  # noqa: E402 - the model list
-    names = [n for n in args.only.split(",") if n] or list(export_bench_models.em.MODELS)
+    names = [n for n in args.only.split(",") if n] or export_bench_models.CPU_MODELS
     missing = [n for n in names if not os.path.isfile(os.path.join(models_dir, n, "model.onnx"))]
     if missing:
         sh([sys.executable, os.path.join(HERE, "export_bench_models.py"), models_dir,

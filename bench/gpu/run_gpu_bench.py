@@ -1,14 +1,15 @@
 #!/usr/bin/python3
-"""On the GPU machine: tractc's Vulkan binaries beside PyTorch, batch 1.
+"""On the GPU machine: tractc's Vulkan binaries beside PyTorch.
 
-usage: run_gpu_bench.py BIN_DIR [--repeat N] [--no-torch]
+usage: run_gpu_bench.py BIN_DIR... [--repeat N] [--no-torch]
 
 BIN_DIR/NAME/{model, input_0.npy, expected_0.npy} come from bench/gpu/prepare.py. For each:
 the binary's output against torch's (max abs diff; the issue's bound is 1e-3), then its
 `--repeat N` median (one run = inputs staged in, the recorded command buffer submitted, outputs
 read back). PyTorch (the machine's own, CUDA) times the same architecture with random weights,
 input already on the GPU: eager, and replaying a CUDA graph; medians of N runs timed with CUDA
-events. Prints a Markdown table.
+events. Prints a Markdown table, then for a BIN_DIR/gemm (prepare.py --gemm N) the GEMM's
+TFLOP/s beside cuBLAS's.
 """
 import argparse
 import os
@@ -125,33 +126,34 @@ def gemm_figure(d, n, repeat):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("bins")
+    ap.add_argument("bins", nargs="+", help="directories written by prepare.py")
     ap.add_argument("--repeat", type=int, default=50)
     ap.add_argument("--no-torch", action="store_true")
-    ap.add_argument("--gemm", type=int, default=0,
-                    help="N: BIN_DIR holds gemm2 and gemm12 (make_gemm_model.py chains of N^3 "
-                         "products, built by prepare.py's recipe); print their TFLOP/s")
     args = ap.parse_args()
-    if args.gemm:
-        gemm_figure(args.bins, args.gemm, args.repeat)
-        return
     print("| model | tractc Vulkan ms | PyTorch eager ms | PyTorch CUDA graph ms | max abs diff vs torch |")
     print("|---|---|---|---|---|")
-    for name in sorted(os.listdir(args.bins)):
-        d = os.path.join(args.bins, name)
-        if not os.path.isfile(os.path.join(d, "model")):
-            continue
-        diff, ms, err = tractc_run(d, args.repeat)
-        eager = graph = None
-        if not args.no_torch:
-            try:
-                eager, graph = torch_times(name, args.repeat)
-            except Exception as e:  # noqa: BLE001
-                err += " (torch: %s)" % e
-        fmt = lambda v, f: f % v if v is not None else "n/a"  # noqa: E731
-        print("| %s | %s | %s | %s | %s |%s" % (name, fmt(ms, "%.3f"), fmt(eager, "%.3f"),
-                                               fmt(graph, "%.3f"), fmt(diff, "%.1e"),
-                                               " " + err if err else ""), flush=True)
+    gemms = []
+    for bins in args.bins:
+        for name in sorted(os.listdir(bins)):
+            d = os.path.join(bins, name)
+            if os.path.isfile(os.path.join(d, "gemm2")):
+                gemms.append(d)
+            if not os.path.isfile(os.path.join(d, "model")):
+                continue
+            diff, ms, err = tractc_run(d, args.repeat)
+            eager = graph = None
+            if not args.no_torch:
+                try:
+                    eager, graph = torch_times(name, args.repeat)
+                except Exception as e:  # noqa: BLE001
+                    err += " (torch: %s)" % e
+            fmt = lambda v, f: f % v if v is not None else "n/a"  # noqa: E731
+            print("| %s | %s | %s | %s | %s |%s" % (name, fmt(ms, "%.3f"), fmt(eager, "%.3f"),
+                                                   fmt(graph, "%.3f"), fmt(diff, "%.1e"),
+                                                   " " + err if err else ""), flush=True)
+    for d in gemms:
+        with open(os.path.join(d, "n")) as f:
+            gemm_figure(d, int(f.read()), args.repeat)
 
 
 if __name__ == "__main__":

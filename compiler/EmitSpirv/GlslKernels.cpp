@@ -139,7 +139,7 @@ class ShaderBuilder {
 public:
   ShaderBuilder(const Kernel &k, const GpuLayout &layout) : k(k), layout(layout) {}
 
-  FailureOr<GlslKernel> build();
+  FailureOr<std::vector<GlslKernel>> build();
 
 private:
   // Operand `v` of the kernel at element index `index` (a GLSL uint expression).
@@ -147,6 +147,14 @@ private:
     GpuLocation at = layout.where.lookup(v);
     return fmt::format("{}[{}u + ({})]", bufferOf(at), at.offset, index);
   }
+  // Four floats of `v` from element `index` on (a multiple of 4 when v's
+  // offset is: vec4Aligned), through the buffer's vec4 view.
+  std::string load4(Value v, const std::string &index) {
+    GpuLocation at = layout.where.lookup(v);
+    vec4Views = true;
+    return fmt::format("{}v[({}u + ({})) / 4u]", bufferOf(at), at.offset, index);
+  }
+  bool vec4Aligned(Value v) const { return layout.where.lookup(v).offset % 4 == 0; }
   std::string bufferOf(GpuLocation at) const {
     return at.chunk < 0 ? std::string("arena")
                         : fmt::format("w{}", at.chunk - (int)firstChunk + 1);
@@ -168,18 +176,33 @@ private:
   // A conv or matmul as a GEMM for the tiled shader, per batch (z) index:
   // C[m][n] = sum_k A[m][k] * B[k][n] (+ bias[m]), written at out_index.
   // The functions load_a, load_b, out_index, bias_of go into `functions`.
+  // vecA / vecB: load_a4(bz, m, k) reads A[m][k..k+3] (k a multiple of
+  // 4), load_b4(bz, k, n) B[k][n..n+3]: one 16-byte load where the operand
+  // is contiguous and aligned along that dim (4096^3 on the H200: 33.8 ->
+  // 41.1 TFLOP/s with B's).
   struct TiledGemm {
     int64_t m, n, k, batches;
+    bool vecA = false, vecB = false;
   };
   std::optional<TiledGemm> tiledGemm(Operation *anchor, KernelOp kernel);
-  // The tiled shader's source: 128 x 128 (or 64 x 64) output tiles, 16 x 16
-  // invocations each computing 8 x 8 (4 x 4), K in steps of 8 (16) through
-  // shared memory; the fused chain (`functions`' epilogue(acc, i)) applied
-  // at the store.
-  GlslKernel tiledShader(const TiledGemm &g);
+  // How the tiled shader cuts the GEMM: r x r outputs per invocation (a
+  // 16r x 16r tile), kb of K per step, K in `splits` ranges of
+  // splitLength.
+  struct TileShape {
+    int64_t r = 4, kb = 16, splits = 1, splitLength = 0;
+  };
+  static TileShape tileShape(const TiledGemm &g);
+  // The tiled shader's source: 16 x 16 invocations through shared memory;
+  // the fused chain (`functions`' epilogue(acc, i)) applied at the store,
+  // or, with K split, the partial sums written to the scratch.
+  GlslKernel tiledShader(const TiledGemm &g, const TileShape &shape);
+  // The second dispatch of a split K: adds the partial sums, the bias and
+  // the epilogue, an invocation per output.
+  GlslKernel splitSumShader(const TiledGemm &g, const TileShape &shape);
   // The same GEMM with each workgroup computing 8 outputs, 32 invocations
-  // each summing every 32nd term of one, then a shared-memory tree.
-  GlslKernel splitKShader(const TiledGemm &g);
+  // each summing every 32nd term of one, then a shared-memory tree (a
+  // batch-1 fully connected layer's one row).
+  GlslKernel dotProductShader(const TiledGemm &g);
   // The parts every shader starts with: version, name, bindings, prelude,
   // the kernel's functions.
   std::string header(StringRef what, StringRef layout) const;
@@ -218,6 +241,7 @@ private:
   uint32_t firstChunk = 0, chunks = 0;
   std::string functions, body;
   int counter = 0;
+  bool vec4Views = false; // the shader reads through load4
 };
 
 FailureOr<std::string> ShaderBuilder::elementChain(llvm::iterator_range<Block::iterator> ops,
@@ -679,7 +703,20 @@ std::optional<ShaderBuilder::TiledGemm> ShaderBuilder::tiledGemm(Operation *anch
         load(outer(mm.getLhs(), kernel), fmt::format("batch_a(bz) * {}u + {}", m * kk, ai)),
         load(outer(mm.getRhs(), kernel), fmt::format("batch_b(bz) * {}u + {}", kk * n, bi)),
         m * n, n);
-    return TiledGemm{m, n, kk, batches};
+    TiledGemm t{m, n, kk, batches};
+    if (!mm.getTransposeA() && kk % 4 == 0 && vec4Aligned(outer(mm.getLhs(), kernel))) {
+      t.vecA = true;
+      functions += fmt::format(
+          "vec4 load_a4(uint bz, uint m, uint k) {{ return {}; }}\n",
+          load4(outer(mm.getLhs(), kernel), fmt::format("batch_a(bz) * {}u + m * {}u + k", m * kk, kk)));
+    }
+    if (!mm.getTransposeB() && n % 4 == 0 && vec4Aligned(outer(mm.getRhs(), kernel))) {
+      t.vecB = true;
+      functions += fmt::format(
+          "vec4 load_b4(uint bz, uint k, uint n) {{ return {}; }}\n",
+          load4(outer(mm.getRhs(), kernel), fmt::format("batch_b(bz) * {}u + k * {}u + n", kk * n, n)));
+    }
+    return t;
   }
   auto conv = dyn_cast<ConvOp>(anchor);
   if (!conv)
@@ -723,13 +760,29 @@ std::optional<ShaderBuilder::TiledGemm> ShaderBuilder::tiledGemm(Operation *anch
       conv.getBias() ? load(outer(conv.getBias(), kernel),
                             fmt::format("bz % {}u * {}u + m", groups, ocg))
                      : std::string("0.0"));
-  return TiledGemm{ocg, plane, cg * taps, batches};
+  TiledGemm t{ocg, plane, cg * taps, batches};
+  if (t.k % 4 == 0 && vec4Aligned(outer(conv.getWeight(), kernel))) {
+    t.vecA = true;
+    functions += fmt::format(
+        "vec4 load_a4(uint bz, uint m, uint k) {{ return {}; }}\n",
+        load4(outer(conv.getWeight(), kernel),
+              fmt::format("(bz % {}u * {}u + m) * {}u + k", groups, ocg, cg * taps)));
+  }
+  // A 1x1 conv at stride 1 without padding reads B straight from x's planes.
+  bool pointwise = taps == 1 && llvm::all_of(strides, [](int64_t s) { return s == 1; }) &&
+                   llvm::all_of(pads, [](int64_t p) { return p == 0; });
+  if (pointwise && plane % 4 == 0 && vec4Aligned(outer(conv.getInput(), kernel))) {
+    t.vecB = true;
+    functions += fmt::format(
+        "vec4 load_b4(uint bz, uint k, uint n) {{ return {}; }}\n",
+        load4(outer(conv.getInput(), kernel),
+              fmt::format("(bz / {0}u * {1}u + bz % {0}u * {2}u + k) * {3}u + n", groups,
+                          x.getDimSize(1), cg, plane)));
+  }
+  return t;
 }
 
-GlslKernel ShaderBuilder::tiledShader(const TiledGemm &t) {
-  GlslKernel g;
-  g.firstChunk = firstChunk;
-  g.weightChunks = chunks;
+ShaderBuilder::TileShape ShaderBuilder::tileShape(const TiledGemm &t) {
   // 128 x 128 tiles where there are enough of them to fill a large GPU
   // (an H200 has 132 multiprocessors: 4096^3 at 28 TFLOP/s against 14 with
   // 64 x 64), else 64 x 64: the encoder's 128-row matmuls made 2 workgroups
@@ -737,69 +790,176 @@ GlslKernel ShaderBuilder::tiledShader(const TiledGemm &t) {
   auto tiles = [&](int64_t side) {
     return (t.m + side - 1) / side * ((t.n + side - 1) / side) * t.batches;
   };
-  const int64_t r = tiles(128) >= 128 ? 8 : 4, tile = 16 * r;
+  TileShape s;
+  s.r = tiles(128) >= 128 ? 8 : 4;
+  s.kb = 1024 / (16 * s.r);
+  // Fewer tiles than a large GPU has multiprocessors leave most of it idle
+  // (ResNet-18's 14x14 convs: 16 tiles of K = 2304): K is cut into up to
+  // kTargetGroups / tiles ranges of at least kMinSplitLength, each a
+  // workgroup writing its partial sums to the scratch, and a second
+  // dispatch adds them up and applies the epilogue.
+  constexpr int64_t kTargetGroups = 128, kMinSplitLength = 128;
+  int64_t have = tiles(16 * s.r);
+  int64_t splits = std::min((kTargetGroups + have - 1) / have, t.k / kMinSplitLength);
+  if (splits >= 2) {
+    s.splitLength = ((t.k + splits - 1) / splits + s.kb - 1) / s.kb * s.kb;
+    s.splits = (t.k + s.splitLength - 1) / s.splitLength;
+  } else {
+    s.splitLength = t.k;
+  }
+  return s;
+}
+
+GlslKernel ShaderBuilder::tiledShader(const TiledGemm &t, const TileShape &shape) {
+  GlslKernel g;
+  g.firstChunk = firstChunk;
+  g.weightChunks = chunks;
+  const int64_t tile = 16 * shape.r;
   g.groups[0] = (uint32_t)((t.n + tile - 1) / tile);
   g.groups[1] = (uint32_t)((t.m + tile - 1) / tile);
-  g.groups[2] = (uint32_t)t.batches;
+  g.groups[2] = (uint32_t)(t.batches * shape.splits);
   if (t.m * t.n * t.batches == 0)
     g.groups[0] = g.groups[1] = g.groups[2] = 0;
+  // A split writes its raw partial sums (split-major, then batch, m, n) to
+  // the scratch; the reduction adds the bias and runs the epilogue.
+  std::string store;
+  if (shape.splits > 1) {
+    g.scratchFloats = shape.splits * t.batches * t.m * t.n;
+    store = fmt::format("arena[{}u + (gl_WorkGroupID.z * M + m) * N + n] = acc[i][j / 4u][j % 4u];",
+                        layout.scratchOffset);
+  } else {
+    store = fmt::format("const uint o = out_index(bz, m, n);\n        {} = "
+                        "epilogue(acc[i][j / 4u][j % 4u] + bias_of(bz, m), o);",
+                        load(k.op->getResult(0), "o"));
+  }
   std::string &s = g.source;
-  s = header(" (tiled GEMM)", "layout(local_size_x = 16, local_size_y = 16) in;");
+  s = header(shape.splits > 1 ? " (tiled GEMM, split K)" : " (tiled GEMM)",
+             "layout(local_size_x = 16, local_size_y = 16) in;");
   // Each invocation computes r x r outputs: rows ty*4 + {0..3} (+ 64 for
   // the second group when r is 8), columns likewise from tx; the tile is
   // 16r x 16r, K taken kb at a time (kb * 16r = 1024 floats of each operand
-  // per step: 4 loads per invocation). Shared rows are read as vec4s.
-  s += fmt::format(R"(const uint R = {4}u, TM = 16u * R, KB = {5}u;
-shared vec4 As[KB][TM / 4u];
-shared vec4 Bs[KB][TM / 4u];
+  // per step: 4 loads per invocation). Shared rows are read as vec4s. The
+  // next step's operands are loaded into registers while this step's are
+  // multiplied from the other half of the double-buffered shared memory
+  // (16 KiB in all: Vulkan's guaranteed minimum), one barrier a step.
+  // Loading step kx's operands into registers, and storing them into
+  // shared half `b`: per invocation one vec4 of each, either 4 rows of A at
+  // one k (neighbours read neighbouring k) or, vecA, 4 k of one row (its
+  // components stored one by one); 4 columns of B at one k.
+  auto fetch = [&](const char *kx, const char *indent) {
+    std::string f;
+    if (t.vecA)
+      f += fmt::format("{0}av = m0 + am < M && {1} + ak < kEnd ? "
+                       "load_a4(bz, m0 + am, {1} + ak) : vec4(0.0);\n",
+                       indent, kx);
+    if (t.vecB)
+      f += fmt::format("{0}bv = n0 + bn < N && {1} + bk < kEnd ? load_b4(bz, {1} + bk, n0 + bn) "
+                       ": vec4(0.0);\n",
+                       indent, kx);
+    if (t.vecA && t.vecB)
+      return f;
+    f += fmt::format("{}[[unroll]] for (uint q = 0u; q < 4u; ++q) {{\n", indent);
+    if (!t.vecA)
+      f += fmt::format("{0}  av[q] = m0 + am + q < M && {1} + ak < kEnd ? "
+                       "load_a(bz, m0 + am + q, {1} + ak) : 0.0;\n",
+                       indent, kx);
+    if (!t.vecB)
+      f += fmt::format("{0}  bv[q] = n0 + bn + q < N && {1} + bk < kEnd ? "
+                       "load_b(bz, {1} + bk, n0 + bn + q) : 0.0;\n",
+                       indent, kx);
+    return f + indent + "}\n";
+  };
+  auto stash = [&](const char *b, const char *indent) {
+    std::string f =
+        t.vecA ? fmt::format("{0}[[unroll]] for (uint q = 0u; q < 4u; ++q)\n"
+                             "{0}  As[{1}][ak + q][am / 4u][am % 4u] = av[q];\n",
+                             indent, b)
+               : fmt::format("{}As[{}][ak][am / 4u] = av;\n", indent, b);
+    return f + fmt::format("{}Bs[{}][bk][bn / 4u] = bv;\n", indent, b);
+  };
+  // Which element of the step's A tile an invocation loads: row am, k ak
+  // (vecA: 4 k from ak; else 4 rows from am).
+  std::string aMap = t.vecA ? "const uint am = t / (KB / 4u), ak = t % (KB / 4u) * 4u;"
+                            : "const uint ak = t % KB, am = t / KB * 4u;";
+  s += fmt::format(R"(const uint R = {0}u, TM = 16u * R, KB = {1}u;
+const uint M = {2}u, N = {3}u, K = {4}u, BATCHES = {5}u, SPLIT = {6}u;
+shared vec4 As[2][KB][TM / 4u];
+shared vec4 Bs[2][KB][TM / 4u];
 void main() {{
-  const uint bz = gl_WorkGroupID.z, m0 = gl_WorkGroupID.y * TM, n0 = gl_WorkGroupID.x * TM;
+  const uint bz = gl_WorkGroupID.z % BATCHES, kBegin = gl_WorkGroupID.z / BATCHES * SPLIT;
+  const uint kEnd = min(kBegin + SPLIT, K);
+  const uint m0 = gl_WorkGroupID.y * TM, n0 = gl_WorkGroupID.x * TM;
   const uint tx = gl_LocalInvocationID.x, ty = gl_LocalInvocationID.y, t = ty * 16u + tx;
+  {8}
+  const uint bn = t % (TM / 4u) * 4u, bk = t / (TM / 4u);
   vec4 acc[R][R / 4u];
   [[unroll]] for (uint i = 0u; i < R; ++i)
     [[unroll]] for (uint j = 0u; j < R / 4u; ++j)
       acc[i][j] = vec4(0.0);
-  for (uint k0 = 0u; k0 < {0}u; k0 += KB) {{
-    // One vec4 of each operand per invocation: 4 rows of A at one k
-    // (neighbours read neighbouring k), 4 columns of B at one k.
-    const uint ak = t % KB, am = t / KB * 4u, bn = t % (TM / 4u) * 4u, bk = t / (TM / 4u);
-    vec4 av, bv;
-    [[unroll]] for (uint q = 0u; q < 4u; ++q) {{
-      av[q] = m0 + am + q < {1}u && k0 + ak < {0}u ? load_a(bz, m0 + am + q, k0 + ak) : 0.0;
-      bv[q] = n0 + bn + q < {2}u && k0 + bk < {0}u ? load_b(bz, k0 + bk, n0 + bn + q) : 0.0;
-    }}
-    As[ak][am / 4u] = av;
-    Bs[bk][bn / 4u] = bv;
-    barrier();
+  vec4 av, bv;
+{9}{10}  barrier();
+  uint buf = 0u;
+  for (uint k0 = kBegin; k0 < kEnd; k0 += KB) {{
+    const uint k1 = k0 + KB;
+    const bool more = k1 < kEnd;
+    if (more) {{
+{11}    }}
     [[unroll]] for (uint kk = 0u; kk < KB; ++kk) {{
       vec4 a[R / 4u], b[R / 4u];
       [[unroll]] for (uint h = 0u; h < R / 4u; ++h) {{
-        a[h] = As[kk][ty + 16u * h];
-        b[h] = Bs[kk][tx + 16u * h];
+        a[h] = As[buf][kk][ty + 16u * h];
+        b[h] = Bs[buf][kk][tx + 16u * h];
       }}
       [[unroll]] for (uint h = 0u; h < R / 4u; ++h)
         [[unroll]] for (uint q = 0u; q < 4u; ++q)
           [[unroll]] for (uint j = 0u; j < R / 4u; ++j)
             acc[h * 4u + q][j] += a[h][q] * b[j];
     }}
+    if (more) {{
+{12}    }}
     barrier();
+    buf ^= 1u;
   }}
   [[unroll]] for (uint i = 0u; i < R; ++i) {{
     const uint m = m0 + (i / 4u) * 64u + ty * 4u + i % 4u;
-    if (m >= {1}u)
+    if (m >= M)
       continue;
-    const float bias = bias_of(bz, m);
     [[unroll]] for (uint j = 0u; j < R; ++j) {{
       const uint n = n0 + (j / 4u) * 64u + tx * 4u + j % 4u;
-      if (n < {2}u) {{
-        const uint o = out_index(bz, m, n);
-        {3} = epilogue(acc[i][j / 4u][j % 4u] + bias, o);
+      if (n < N) {{
+        {7}
       }}
     }}
   }}
 }}
 )",
-                   t.k, t.m, t.n, load(k.op->getResult(0), "o"), r, 1024 / (16 * r));
+                   shape.r, shape.kb, t.m, t.n, t.k, t.batches, shape.splitLength, store, aMap,
+                   fetch("kBegin", "  "), stash("0", "  "), fetch("k1", "      "),
+                   stash("buf ^ 1u", "      "));
+  return g;
+}
+
+GlslKernel ShaderBuilder::splitSumShader(const TiledGemm &t, const TileShape &shape) {
+  GlslKernel g;
+  g.firstChunk = firstChunk;
+  g.weightChunks = chunks;
+  int64_t outputs = t.batches * t.m * t.n, groups = (outputs + kLocalSize - 1) / kLocalSize;
+  g.groups[0] = (uint32_t)std::min(groups, kMaxGroupsX);
+  g.groups[1] = (uint32_t)((groups + kMaxGroupsX - 1) / kMaxGroupsX);
+  g.source = header(" (split-K sum)", fmt::format("layout(local_size_x = {}) in;", kLocalSize));
+  g.source += fmt::format(R"(void main() {{
+  const uint i = gl_GlobalInvocationID.y * (gl_NumWorkGroups.x * {0}u) + gl_GlobalInvocationID.x;
+  if (i >= {1}u) return;
+  const uint n = i % {2}u, m = i / {2}u % {3}u, bz = i / {4}u;
+  float acc = bias_of(bz, m);
+  [[unroll]] for (uint s = 0u; s < {5}u; ++s)
+    acc += arena[{6}u + s * {1}u + i];
+  const uint o = out_index(bz, m, n);
+  {7} = epilogue(acc, o);
+}}
+)",
+                          kLocalSize, outputs, t.n, t.m, t.m * t.n, shape.splits,
+                          layout.scratchOffset, load(k.op->getResult(0), "o"));
   return g;
 }
 
@@ -813,10 +973,19 @@ std::string ShaderBuilder::header(StringRef what, StringRef layoutLine) const {
     s += fmt::format("layout(std430, set = 0, binding = {0}) readonly buffer Weights{0} {{ float "
                      "w{0}[]; }};\n",
                      c + 1);
+  // The same buffers seen as vec4s, for 16-byte loads (aliasing bindings
+  // is allowed in Vulkan).
+  if (vec4Views) {
+    s += "layout(std430, set = 0, binding = 0) buffer Arena4 { vec4 arenav[]; };\n";
+    for (uint32_t c = 0; c < chunks; ++c)
+      s += fmt::format("layout(std430, set = 0, binding = {0}) readonly buffer Weights{0}v {{ vec4 "
+                       "w{0}v[]; }};\n",
+                       c + 1);
+  }
   return s + kGlslPrelude + functions;
 }
 
-GlslKernel ShaderBuilder::splitKShader(const TiledGemm &t) {
+GlslKernel ShaderBuilder::dotProductShader(const TiledGemm &t) {
   GlslKernel g;
   g.firstChunk = firstChunk;
   g.weightChunks = chunks;
@@ -825,7 +994,7 @@ GlslKernel ShaderBuilder::splitKShader(const TiledGemm &t) {
   g.groups[1] = (uint32_t)((groups + kMaxGroupsX - 1) / kMaxGroupsX);
   if (outputs == 0)
     g.groups[0] = g.groups[1] = 0;
-  g.source = header(" (split-K GEMM)", "layout(local_size_x = 256) in;");
+  g.source = header(" (GEMM as dot products)", "layout(local_size_x = 256) in;");
   g.source += fmt::format(R"(shared float part[256];
 void main() {{
   const uint t = gl_LocalInvocationID.x, lane = t % 32u;
@@ -851,7 +1020,7 @@ void main() {{
   return g;
 }
 
-FailureOr<GlslKernel> ShaderBuilder::build() {
+FailureOr<std::vector<GlslKernel>> ShaderBuilder::build() {
   Operation *op = k.op;
   if (op->getNumResults() != 1)
     return op->emitError("not supported by --target=spirv yet: ") << op->getName();
@@ -906,16 +1075,15 @@ FailureOr<GlslKernel> ShaderBuilder::build() {
       }
       functions += "float epilogue(float acc, uint i) {\n" + body + "  return " + ret + ";\n}\n";
       body = std::move(saved);
-      // A batch-1 fully connected layer's one row, or very few 64 x 64
-      // tiles with a very long K (ResNet-18's 7x7 convs, K = 4608: 8
-      // workgroups, 465 us each on the H200): split K inside the workgroup
-      // instead (221 us). It reads without reuse (~1 TFLOP/s), so where K
-      // is shorter or the tiles more the tiled shader wins (the encoder's
-      // FFN down, 8 tiles with K = 1024: 66 against 148 us; ResNet's 28x28
-      // convs, 26 tiles: 104 against 202).
-      int64_t tiles64 = (t->m + 63) / 64 * ((t->n + 63) / 64) * t->batches;
-      bool splitK = (t->m < 16 && t->k >= 128) || (tiles64 < 12 && t->k >= 2048);
-      return splitK ? splitKShader(*t) : tiledShader(*t);
+      // A batch-1 fully connected layer's one row: dot products (the tiled
+      // shader would compute 15 rows of zeros in each tile).
+      if (t->m < 16 && t->k >= 128)
+        return std::vector<GlslKernel>{dotProductShader(*t)};
+      TileShape shape = tileShape(*t);
+      std::vector<GlslKernel> dispatches{tiledShader(*t, shape)};
+      if (shape.splits > 1)
+        dispatches.push_back(splitSumShader(*t, shape));
+      return dispatches;
     }
   }
   if (kernel) {
@@ -957,7 +1125,7 @@ FailureOr<GlslKernel> ShaderBuilder::build() {
       return failure();
     result = *r;
   } else if (std::optional<GlslKernel> g = rowShader(op)) {
-    return *g;
+    return std::vector<GlslKernel>{*g};
   } else if (std::optional<int64_t> rows = axisRows(op)) {
     elements = *rows;
   } else if (std::optional<std::string> r = reduceElement(op)) {
@@ -1003,7 +1171,7 @@ FailureOr<GlslKernel> ShaderBuilder::build() {
   if (!result.empty())
     s += fmt::format("  {} = {};\n", load(op->getResult(0), "i"), result);
   s += "}\n";
-  return g;
+  return std::vector<GlslKernel>{g};
 }
 
 } // namespace
@@ -1058,11 +1226,12 @@ FailureOr<GpuLayout> GpuLayout::build(const PlannedModel &pm, func::FuncOp func)
       return ret->emitError("output ") << i << " is a constant: not supported by --target=spirv yet";
     l.outputOffsets[i] = it->second.offset * 4;
   }
+  l.scratchOffset = at / 4;
   l.arenaBytes = std::max<int64_t>(at, 64);
   return l;
 }
 
-FailureOr<GlslKernel> buildGlslKernel(const Kernel &k, const GpuLayout &layout) {
+FailureOr<std::vector<GlslKernel>> buildGlslKernels(const Kernel &k, const GpuLayout &layout) {
   return ShaderBuilder(k, layout).build();
 }
 

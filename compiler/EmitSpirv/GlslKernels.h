@@ -33,9 +33,12 @@ struct GpuLocation {
 /// intermediates, then each input, then each output the graph produces;
 /// the weights are re-laid in chunks no tensor straddles, each bound as its
 /// own storage buffer range (Vulkan guarantees a range of 2^27 bytes).
+/// Past the outputs, from scratchOffset, the arena holds the split-K GEMMs'
+/// partial sums (one kernel's at a time: the kernels run in order).
 struct GpuLayout {
   static constexpr int64_t kChunkBytes = int64_t(1) << 27;
   int64_t arenaBytes = 0;
+  int64_t scratchOffset = 0; // in floats
   std::string weights;
   llvm::DenseMap<Value, GpuLocation> where;
   std::vector<int64_t> inputOffsets, outputOffsets; // bytes, in the arena
@@ -44,15 +47,19 @@ struct GpuLayout {
   static FailureOr<GpuLayout> build(const PlannedModel &pm, func::FuncOp func);
 };
 
+/// One dispatch: its shader and group counts, the weight chunks it binds
+/// and the floats it needs at the layout's scratchOffset.
 struct GlslKernel {
   std::string source;
   uint32_t groups[3] = {1, 1, 1};
   uint32_t firstChunk = 0, weightChunks = 0;
+  int64_t scratchFloats = 0;
 };
 
-/// The compute shader of `k`, or an error on its op naming what the SPIR-V
-/// target does not support yet.
-FailureOr<GlslKernel> buildGlslKernel(const Kernel &k, const GpuLayout &layout);
+/// The dispatches of `k`, run in order (one, or a split-K GEMM's partial
+/// sums and then their reduction), or an error on its op naming what the
+/// SPIR-V target does not support yet.
+FailureOr<std::vector<GlslKernel>> buildGlslKernels(const Kernel &k, const GpuLayout &layout);
 
 } // namespace mlir::tract
 

@@ -27,8 +27,11 @@ namespace mlir::tract {
 
 namespace {
 
+// One dispatch of a planned kernel (a split-K GEMM has two: `name` tells
+// the second from the first).
 struct CompiledKernel {
   const Kernel *kernel;
+  std::string name;
   GlslKernel glsl;
   int words = -1; // index into CompiledModel::spirv
 };
@@ -55,27 +58,33 @@ FailureOr<CompiledModel> compileModel(ModuleOp module, bool toSpirv) {
   if (toSpirv)
     compiler.emplace();
   std::map<std::string, int> bySource;
+  int64_t scratchFloats = 0;
   for (const Kernel &k : m.pm.kernels) {
-    FailureOr<GlslKernel> g = buildGlslKernel(k, m.layout);
-    if (failed(g))
+    FailureOr<std::vector<GlslKernel>> dispatches = buildGlslKernels(k, m.layout);
+    if (failed(dispatches))
       return failure();
-    CompiledKernel c{&k, std::move(*g), -1};
-    if (toSpirv) {
-      // The kernel's name line differs between equal shaders: key on the rest.
-      std::string key = c.glsl.source.substr(c.glsl.source.find('\n', 13));
-      auto [it, inserted] = bySource.insert({key, (int)m.spirv.size()});
-      if (inserted) {
-        std::vector<uint32_t> words;
-        std::string error;
-        if (!compiler->compile(k.name, c.glsl.source, words, error))
-          return k.op->emitError("tractc's GLSL for this kernel does not compile (a bug): ")
-                 << error;
-        m.spirv.push_back(std::move(words));
+    for (auto [i, g] : llvm::enumerate(*dispatches)) {
+      scratchFloats = std::max(scratchFloats, g.scratchFloats);
+      CompiledKernel c{&k, i ? fmt::format("{}.{}", k.name, i) : k.name, std::move(g), -1};
+      if (toSpirv) {
+        // The kernel's name line differs between equal shaders: key on the rest.
+        std::string key = c.glsl.source.substr(c.glsl.source.find('\n', 13));
+        auto [it, inserted] = bySource.insert({key, (int)m.spirv.size()});
+        if (inserted) {
+          std::vector<uint32_t> words;
+          std::string error;
+          if (!compiler->compile(c.name, c.glsl.source, words, error))
+            return k.op->emitError("tractc's GLSL for this kernel does not compile (a bug): ")
+                   << error;
+          m.spirv.push_back(std::move(words));
+        }
+        c.words = it->second;
       }
-      c.words = it->second;
+      m.kernels.push_back(std::move(c));
     }
-    m.kernels.push_back(std::move(c));
   }
+  m.layout.arenaBytes =
+      std::max(m.layout.arenaBytes, (m.layout.scratchOffset + scratchFloats) * 4);
   return m;
 }
 
@@ -87,7 +96,7 @@ FailureOr<std::string> emitGlsl(ModuleOp module) {
     return failure();
   std::string out;
   for (const CompiledKernel &c : m->kernels)
-    out += fmt::format("// ----- {} groups ({}, {}, {}), weight chunks {}+{}\n{}", c.kernel->name,
+    out += fmt::format("// ----- {} groups ({}, {}, {}), weight chunks {}+{}\n{}", c.name,
                        c.glsl.groups[0], c.glsl.groups[1], c.glsl.groups[2], c.glsl.firstChunk,
                        c.glsl.weightChunks, c.glsl.source);
   return out;
@@ -100,7 +109,7 @@ FailureOr<std::string> emitSpirvAsm(ModuleOp module) {
   ShaderCompiler compiler;
   std::string out;
   for (const CompiledKernel &c : m->kernels)
-    out += fmt::format("; ----- {}\n{}", c.kernel->name,
+    out += fmt::format("; ----- {}\n{}", c.name,
                        compiler.disassemble(m->spirv[c.words]));
   return out;
 }
@@ -140,11 +149,11 @@ LogicalResult emitSpirvCpp(ModuleOp module, const EmitOptions &options, EmittedC
   }
   src += "const tract::vk::KernelDesc kKernels[] = {\n";
   for (const CompiledKernel &c : m.kernels) {
-    src += fmt::format("    // {}: {} from ONNX {}\n", c.kernel->name,
+    src += fmt::format("    // {}: {} from ONNX {}\n", c.name,
                        c.kernel->op->getName().getStringRef().str(),
                        commentSafe(c.kernel->onnxDescription()));
     src += fmt::format("    {{\"{}\", kShader{}, {}u, {{{}u, {}u, {}u}}, {}u, {}u}},\n",
-                       c.kernel->name, c.words, m.spirv[c.words].size(), c.glsl.groups[0],
+                       c.name, c.words, m.spirv[c.words].size(), c.glsl.groups[0],
                        c.glsl.groups[1], c.glsl.groups[2], c.glsl.firstChunk,
                        c.glsl.weightChunks);
   }

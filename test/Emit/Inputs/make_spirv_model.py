@@ -24,6 +24,8 @@ usage: make_spirv_model.py OUT_DIR
   and rows of 32 or more on a workgroup each:
     Y16 = Softmax(Z[4, 40, 3], axis 1)       (a strided row)
     Y17 = LogSoftmax(Z2[4, 3, 200], axis 2)
+    Y18 = Relu(L[70, 700] @ W10 + B10)   (K split over 5 workgroups, ragged)
+    Y19 = Relu(Conv1x1(X2, W11, B11, group 2))
   OUT_DIR/x.npy, OUT_DIR/m.npy: inputs.
 The test compares the SPIR-V build's outputs with the C++ build's.
 """
@@ -96,7 +98,16 @@ def main():
     nodes += [
         helper.make_node("Softmax", ["Z"], ["Y16"], name="softmax_rows", axis=1),
         helper.make_node("LogSoftmax", ["Z2"], ["Y17"], name="logsoftmax_rows", axis=2),
+        # K = 700 over 2 tiles: 5 ranges of 144, the last one 124 (ragged).
+        helper.make_node("MatMul", ["L", "W10"], ["LW"], name="ragged"),
+        helper.make_node("Add", ["LW", "B10"], ["LWB"], name="ragged_bias"),
+        helper.make_node("Relu", ["LWB"], ["Y18"], name="ragged_relu"),
+        # A grouped 1x1 conv: both operands read as vec4s.
+        helper.make_node("Conv", ["X2", "W11", "B11"], ["C11"], name="pointwise", group=2),
+        helper.make_node("Relu", ["C11"], ["Y19"], name="pointwise_relu"),
     ]
+    inits += [init("W10", (700, 50), 0.05), init("B10", (50,)), init("W11", (96, 4, 1, 1)),
+              init("B11", (96,))]
     inits += [init("W5", (32, 4, 3, 2)), init("B5", (32,)), init("Q", (3, 33, 130), 0.3),
               init("B6", (130,)), init("W6", (150, 33), 0.3), init("B7", (150,)),
               numpy_helper.from_array(np.array([140, 33], np.int64), "p2")]
@@ -113,7 +124,8 @@ def main():
          helper.make_tensor_value_info("V", TensorProto.FLOAT, [1, 300]),
          helper.make_tensor_value_info("X3", TensorProto.FLOAT, [1, 256, 7, 7]),
          helper.make_tensor_value_info("Z", TensorProto.FLOAT, [4, 40, 3]),
-         helper.make_tensor_value_info("Z2", TensorProto.FLOAT, [4, 3, 200])],
+         helper.make_tensor_value_info("Z2", TensorProto.FLOAT, [4, 3, 200]),
+         helper.make_tensor_value_info("L", TensorProto.FLOAT, [70, 700])],
         [helper.make_tensor_value_info("Y1", TensorProto.FLOAT, [1, 10]),
          helper.make_tensor_value_info("Y2", TensorProto.FLOAT, [5, 3]),
          helper.make_tensor_value_info("Y3", TensorProto.FLOAT, [3, 5]),
@@ -130,7 +142,9 @@ def main():
          helper.make_tensor_value_info("Y14", TensorProto.FLOAT, [1, 1000]),
          helper.make_tensor_value_info("Y15", TensorProto.FLOAT, [1, 96, 7, 7]),
          helper.make_tensor_value_info("Y16", TensorProto.FLOAT, [4, 40, 3]),
-         helper.make_tensor_value_info("Y17", TensorProto.FLOAT, [4, 3, 200])],
+         helper.make_tensor_value_info("Y17", TensorProto.FLOAT, [4, 3, 200]),
+         helper.make_tensor_value_info("Y18", TensorProto.FLOAT, [70, 50]),
+         helper.make_tensor_value_info("Y19", TensorProto.FLOAT, [2, 96, 54, 30])],
         inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
     model.ir_version = 8
@@ -144,6 +158,7 @@ def main():
     np.save(f"{out}/x3.npy", rng.standard_normal((1, 256, 7, 7)).astype(np.float32))
     np.save(f"{out}/z.npy", (rng.standard_normal((4, 40, 3)) * 4).astype(np.float32))
     np.save(f"{out}/z2.npy", (rng.standard_normal((4, 3, 200)) * 4).astype(np.float32))
+    np.save(f"{out}/l.npy", rng.standard_normal((70, 700)).astype(np.float32))
 
 
 if __name__ == "__main__":
