@@ -6,7 +6,8 @@ usage: run_gpu_bench.py BIN_DIR... [--repeat N] [--no-torch]
 BIN_DIR/NAME/{model, input_0.npy, expected_0.npy} come from bench/gpu/prepare.py. For each:
 the binary's output against torch's (max abs diff; the issue's bound is 1e-3), then its
 `--repeat N` median (one run = inputs staged in, the recorded command buffer submitted, outputs
-read back). PyTorch (the machine's own, CUDA) times the same architecture with random weights,
+read back), and the device's time in its kernels (TRACT_VK_PROFILE's timestamps, which add a
+little of their own). PyTorch (the machine's own, CUDA) times the same architecture with random weights,
 input already on the GPU: eager, and replaying a CUDA graph; medians of N runs timed with CUDA
 events. Prints a Markdown table, then for a BIN_DIR/gemm (prepare.py --gemm N) the GEMM's
 TFLOP/s beside cuBLAS's.
@@ -29,12 +30,18 @@ def tractc_run(d, repeat):
     exe, x = os.path.join(d, "model"), os.path.join(d, "input_0.npy")
     r = subprocess.run([exe, x, "-o", out], capture_output=True, text=True)
     if r.returncode != 0:
-        return None, None, (r.stdout + r.stderr).strip()
+        return None, None, None, (r.stdout + r.stderr).strip()
     y, want = np.load(os.path.join(out, "output_0.npy")), np.load(os.path.join(d, "expected_0.npy"))
     diff = float(np.abs(y.astype(np.float64) - want).max())
     r = subprocess.run([exe, x, "-o", out, "--repeat", str(repeat)], capture_output=True, text=True)
     m = re.search(r"median_ms=([\d.]+)", r.stdout)
-    return diff, float(m.group(1)) if m else None, ""
+    # The device's own time: the kernels' timestamps (TRACT_VK_PROFILE), without the host's
+    # staging copies, submission and fence wait; the mean over the runs.
+    env = dict(os.environ, TRACT_VK_PROFILE="1")
+    p = subprocess.run([exe, x, "-o", out, "--repeat", str(repeat)], capture_output=True,
+                       text=True, env=env)
+    k = re.search(r"([\d.]+) ms in kernels per run", p.stdout + p.stderr)
+    return diff, float(m.group(1)) if m else None, float(k.group(1)) if k else None, ""
 
 
 def torch_times(name, repeat):
@@ -130,8 +137,9 @@ def main():
     ap.add_argument("--repeat", type=int, default=50)
     ap.add_argument("--no-torch", action="store_true")
     args = ap.parse_args()
-    print("| model | tractc Vulkan ms | PyTorch eager ms | PyTorch CUDA graph ms | max abs diff vs torch |")
-    print("|---|---|---|---|---|")
+    print("| model | tractc Vulkan ms | tractc kernels ms | PyTorch eager ms | PyTorch CUDA graph ms "
+          "| max abs diff vs torch |")
+    print("|---|---|---|---|---|---|")
     gemms = []
     for bins in args.bins:
         for name in sorted(os.listdir(bins)):
@@ -140,7 +148,7 @@ def main():
                 gemms.append(d)
             if not os.path.isfile(os.path.join(d, "model")):
                 continue
-            diff, ms, err = tractc_run(d, args.repeat)
+            diff, ms, kernels_ms, err = tractc_run(d, args.repeat)
             eager = graph = None
             if not args.no_torch:
                 try:
@@ -148,9 +156,9 @@ def main():
                 except Exception as e:  # noqa: BLE001
                     err += " (torch: %s)" % e
             fmt = lambda v, f: f % v if v is not None else "n/a"  # noqa: E731
-            print("| %s | %s | %s | %s | %s |%s" % (name, fmt(ms, "%.3f"), fmt(eager, "%.3f"),
-                                                   fmt(graph, "%.3f"), fmt(diff, "%.1e"),
-                                                   " " + err if err else ""), flush=True)
+            print("| %s | %s | %s | %s | %s | %s |%s"
+                  % (name, fmt(ms, "%.3f"), fmt(kernels_ms, "%.3f"), fmt(eager, "%.3f"),
+                     fmt(graph, "%.3f"), fmt(diff, "%.1e"), " " + err if err else ""), flush=True)
     for d in gemms:
         with open(os.path.join(d, "n")) as f:
             gemm_figure(d, int(f.read()), args.repeat)

@@ -540,26 +540,28 @@ std::optional<GlslKernel> ShaderBuilder::rowShader(Operation *op) {
   if (len < 32)
     return std::nullopt;
   int64_t rows = typeOf(x).getNumElements() / len;
-  // The row's sum or max over the workgroup: a shared-memory tree.
-  auto reduction = [](const char *name, const char *combine) {
+  // The row's sum or max over the workgroup: each subgroup's through
+  // subgroup arithmetic, then the subgroups' (4 of 32 lanes on NVIDIA, 16
+  // of 8 on lavapipe) through shared memory. subgroupMax may skip a NaN;
+  // the row's sum, which every output reads, still carries it.
+  auto reduction = [](const char *name, const char *subgroupOp, const char *combine) {
     return fmt::format(R"(float {}(float v) {{
-  const uint t = gl_LocalInvocationID.x;
-  red[t] = v;
-  [[unroll]] for (uint s = 64u; s > 0u; s >>= 1u) {{
-    barrier();
-    if (t < s)
-      red[t] = {};
-  }}
+  float r = {}(v);
+  if (subgroupElect())
+    red[gl_SubgroupID] = r;
   barrier();
-  const float r = red[0];
+  r = red[0];
+  for (uint s = 1u; s < gl_NumSubgroups; ++s)
+    r = {};
   barrier();
   return r;
 }}
 )",
-                       name, combine);
+                       name, subgroupOp, combine);
   };
-  std::string main = "shared float red[128];\n" + reduction("reduce_sum", "red[t] + red[t + s]") +
-                     reduction("reduce_max", "t_max(red[t], red[t + s])");
+  std::string main = "shared float red[128];\n" +
+                     reduction("reduce_sum", "subgroupAdd", "r + red[s]") +
+                     reduction("reduce_max", "subgroupMax", "t_max(r, red[s])");
   main += fmt::format(R"(void main() {{
   const uint row = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
   if (row >= {0}u)
@@ -602,7 +604,11 @@ std::optional<GlslKernel> ShaderBuilder::rowShader(Operation *op) {
   g.groups[1] = (uint32_t)((rows + kMaxGroupsX - 1) / kMaxGroupsX);
   if (rows == 0)
     g.groups[0] = g.groups[1] = 0;
-  g.source = header(" (a workgroup per row)", "layout(local_size_x = 128) in;") + main;
+  g.source = header(" (a workgroup per row)",
+                    "#extension GL_KHR_shader_subgroup_arithmetic : require\n"
+                    "layout(local_size_x = 128) in;") +
+             main;
+  g.subgroupArithmetic = true;
   return g;
 }
 
@@ -725,15 +731,20 @@ std::optional<ShaderBuilder::TiledGemm> ShaderBuilder::tiledGemm(Operation *anch
   int64_t rank = y.getRank() - 2, groups = conv.getGroup();
   int64_t oc = y.getDimSize(1), ocg = oc / groups, cg = x.getDimSize(1) / groups;
   int64_t taps = product(w.getShape().drop_front(2)), plane = product(y.getShape().drop_front(2));
-  int64_t batches = y.getDimSize(0) * groups;
-  if ((ocg < kMinRows && cg * taps < kMinSplitK) || ocg * plane * cg * taps < kMinWork ||
+  // The images side by side along N (n = image * plane + pixel), the
+  // groups along z: at batch 32 ResNet-50's 7x7 convs make 8 x 25 tiles,
+  // not 32 batches of 8 tiles with N = 49 in 64.
+  int64_t images = y.getDimSize(0), batches = groups, columns = images * plane;
+  if ((ocg < kMinRows && cg * taps < kMinSplitK) || ocg * columns * cg * taps < kMinWork ||
       batches > kMaxGroupsX)
     return std::nullopt;
+  std::string image = images == 1 ? "0u" : fmt::format("n / {}u", plane);
+  std::string pixel = images == 1 ? "n" : fmt::format("n % {}u", plane);
   auto strides = conv.getStrides(), dilations = conv.getDilations(), pads = conv.getPads();
   // B[k][n]: tap k = (c, kernel position), output pixel n; zero in the padding.
-  std::string lb = fmt::format("float load_b(uint bz, uint k, uint n) {{\n"
-                               "  const uint b = bz / {0}u, g = bz % {0}u;\n  uint kr = k, nr = n;\n",
-                               groups);
+  std::string lb = fmt::format("float load_b(uint g, uint k, uint n) {{\n"
+                               "  const uint b = {}, p = {};\n  uint kr = k, nr = p;\n",
+                               image, pixel);
   std::string xIndex = fmt::format("(b * {}u + g * {}u + kr)", x.getDimSize(1), cg);
   for (int64_t d = rank - 1; d >= 0; --d)
     lb += fmt::format("  const uint k{0} = kr % {1}u; kr /= {1}u;\n"
@@ -747,37 +758,36 @@ std::optional<ShaderBuilder::TiledGemm> ShaderBuilder::tiledGemm(Operation *anch
   }
   lb += fmt::format("  return {};\n}}\n", load(outer(conv.getInput(), kernel), xIndex));
   functions += fmt::format(
-      "float load_a(uint bz, uint m, uint k) {{ return {}; }}\n",
+      "float load_a(uint g, uint m, uint k) {{ return {}; }}\n",
       load(outer(conv.getWeight(), kernel),
-           fmt::format("(bz % {}u * {}u + m) * {}u + k", groups, ocg, cg * taps)));
+           fmt::format("(g * {}u + m) * {}u + k", ocg, cg * taps)));
   functions += lb;
   functions += fmt::format(
-      "uint out_index(uint bz, uint m, uint n) {{ return (bz / {0}u * {1}u + bz % {0}u * {2}u + "
-      "m) * {3}u + n; }}\n",
-      groups, oc, ocg, plane);
+      "uint out_index(uint g, uint m, uint n) {{ return (({}) * {}u + g * {}u + m) * {}u + {}; }}\n",
+      image, oc, ocg, plane, pixel);
   functions += fmt::format(
-      "float bias_of(uint bz, uint m) {{ return {}; }}\n",
-      conv.getBias() ? load(outer(conv.getBias(), kernel),
-                            fmt::format("bz % {}u * {}u + m", groups, ocg))
+      "float bias_of(uint g, uint m) {{ return {}; }}\n",
+      conv.getBias() ? load(outer(conv.getBias(), kernel), fmt::format("g * {}u + m", ocg))
                      : std::string("0.0"));
-  TiledGemm t{ocg, plane, cg * taps, batches};
+  TiledGemm t{ocg, columns, cg * taps, batches};
   if (t.k % 4 == 0 && vec4Aligned(outer(conv.getWeight(), kernel))) {
     t.vecA = true;
     functions += fmt::format(
-        "vec4 load_a4(uint bz, uint m, uint k) {{ return {}; }}\n",
+        "vec4 load_a4(uint g, uint m, uint k) {{ return {}; }}\n",
         load4(outer(conv.getWeight(), kernel),
-              fmt::format("(bz % {}u * {}u + m) * {}u + k", groups, ocg, cg * taps)));
+              fmt::format("(g * {}u + m) * {}u + k", ocg, cg * taps)));
   }
-  // A 1x1 conv at stride 1 without padding reads B straight from x's planes.
+  // A 1x1 conv at stride 1 without padding reads B straight from x's
+  // planes (4 columns never straddle two images: plane % 4 == 0).
   bool pointwise = taps == 1 && llvm::all_of(strides, [](int64_t s) { return s == 1; }) &&
                    llvm::all_of(pads, [](int64_t p) { return p == 0; });
   if (pointwise && plane % 4 == 0 && vec4Aligned(outer(conv.getInput(), kernel))) {
     t.vecB = true;
     functions += fmt::format(
-        "vec4 load_b4(uint bz, uint k, uint n) {{ return {}; }}\n",
+        "vec4 load_b4(uint g, uint k, uint n) {{ return {}; }}\n",
         load4(outer(conv.getInput(), kernel),
-              fmt::format("(bz / {0}u * {1}u + bz % {0}u * {2}u + k) * {3}u + n", groups,
-                          x.getDimSize(1), cg, plane)));
+              fmt::format("(({}) * {}u + g * {}u + k) * {}u + {}", image, x.getDimSize(1), cg,
+                          plane, pixel)));
   }
   return t;
 }
@@ -791,7 +801,8 @@ ShaderBuilder::TileShape ShaderBuilder::tileShape(const TiledGemm &t) {
     return (t.m + side - 1) / side * ((t.n + side - 1) / side) * t.batches;
   };
   TileShape s;
-  s.r = tiles(128) >= 128 ? 8 : 4;
+  // (Not for fewer than 96 rows: half of each tile would be padding.)
+  s.r = tiles(128) >= 128 && t.m >= 96 ? 8 : 4;
   s.kb = 1024 / (16 * s.r);
   // Fewer tiles than a large GPU has multiprocessors leave most of it idle
   // (ResNet-18's 14x14 convs: 16 tiles of K = 2304): K is cut into up to

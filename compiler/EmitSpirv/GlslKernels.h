@@ -54,6 +54,7 @@ struct GlslKernel {
   uint32_t groups[3] = {1, 1, 1};
   uint32_t firstChunk = 0, weightChunks = 0;
   int64_t scratchFloats = 0;
+  bool subgroupArithmetic = false; // the device must have it (ModelDesc::features)
 };
 
 /// The dispatches of `k`, run in order (one, or a split-K GEMM's partial

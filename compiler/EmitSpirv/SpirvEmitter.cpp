@@ -34,6 +34,7 @@ struct CompiledKernel {
   std::string name;
   GlslKernel glsl;
   int words = -1; // index into CompiledModel::spirv
+  bool concurrent = false; // no barrier before it (KernelDesc::concurrent)
 };
 
 struct CompiledModel {
@@ -41,7 +42,62 @@ struct CompiledModel {
   GpuLayout layout;
   std::vector<CompiledKernel> kernels;
   std::vector<std::vector<uint32_t>> spirv; // distinct shaders
+  bool subgroupArithmetic = false;           // some shader uses it
 };
+
+// The arena bytes [begin, end) a dispatch reads or writes.
+using ByteRanges = std::vector<std::pair<int64_t, int64_t>>;
+
+bool overlap(const ByteRanges &a, const ByteRanges &b) {
+  for (auto [b0, e0] : a)
+    for (auto [b1, e1] : b)
+      if (b0 < e1 && b1 < e0)
+        return true;
+  return false;
+}
+
+// Marks the dispatches that need no barrier before them: nothing they read
+// was written, and nothing they write was read or written, by the
+// dispatches since the last barrier (ResNet's downsampling conv beside its
+// block's first conv, an encoder's q, k and v projections). A split-K GEMM
+// reads and writes the scratch: its two dispatches, and two split GEMMs,
+// stay ordered.
+void markConcurrent(CompiledModel &m, int64_t scratchBytes) {
+  ByteRanges groupReads, groupWrites;
+  bool first = true;
+  for (CompiledKernel &c : m.kernels) {
+    ByteRanges reads, writes;
+    auto range = [&](Value v) -> std::optional<std::pair<int64_t, int64_t>> {
+      GpuLocation at = m.layout.where.lookup(v);
+      if (at.chunk >= 0)
+        return std::nullopt; // a weight: never written
+      return std::make_pair(at.offset * 4, at.offset * 4 + tensorBytes(v.getType()));
+    };
+    for (Value v : c.kernel->op->getOperands())
+      if (auto r = range(v))
+        reads.push_back(*r);
+    for (Value v : c.kernel->op->getResults())
+      if (auto r = range(v))
+        writes.push_back(*r);
+    if (c.glsl.scratchFloats > 0 || c.name != c.kernel->name) {
+      int64_t at = m.layout.scratchOffset * 4;
+      reads.push_back({at, at + scratchBytes});
+      writes.push_back({at, at + scratchBytes});
+    }
+    bool empty = c.glsl.groups[0] == 0 || c.glsl.groups[1] == 0 || c.glsl.groups[2] == 0;
+    if (empty)
+      continue; // the runtime records nothing for it
+    c.concurrent = !first && !overlap(reads, groupWrites) && !overlap(writes, groupWrites) &&
+                   !overlap(writes, groupReads);
+    if (!c.concurrent) {
+      groupReads.clear();
+      groupWrites.clear();
+    }
+    first = false;
+    groupReads.insert(groupReads.end(), reads.begin(), reads.end());
+    groupWrites.insert(groupWrites.end(), writes.begin(), writes.end());
+  }
+}
 
 FailureOr<CompiledModel> compileModel(ModuleOp module, bool toSpirv) {
   FailureOr<PlannedModel> planned = PlannedModel::analyze(module);
@@ -65,6 +121,7 @@ FailureOr<CompiledModel> compileModel(ModuleOp module, bool toSpirv) {
       return failure();
     for (auto [i, g] : llvm::enumerate(*dispatches)) {
       scratchFloats = std::max(scratchFloats, g.scratchFloats);
+      m.subgroupArithmetic |= g.subgroupArithmetic;
       CompiledKernel c{&k, i ? fmt::format("{}.{}", k.name, i) : k.name, std::move(g), -1};
       if (toSpirv) {
         // The kernel's name line differs between equal shaders: key on the rest.
@@ -85,6 +142,7 @@ FailureOr<CompiledModel> compileModel(ModuleOp module, bool toSpirv) {
   }
   m.layout.arenaBytes =
       std::max(m.layout.arenaBytes, (m.layout.scratchOffset + scratchFloats) * 4);
+  markConcurrent(m, scratchFloats * 4);
   return m;
 }
 
@@ -96,9 +154,9 @@ FailureOr<std::string> emitGlsl(ModuleOp module) {
     return failure();
   std::string out;
   for (const CompiledKernel &c : m->kernels)
-    out += fmt::format("// ----- {} groups ({}, {}, {}), weight chunks {}+{}\n{}", c.name,
+    out += fmt::format("// ----- {} groups ({}, {}, {}), weight chunks {}+{}{}\n{}", c.name,
                        c.glsl.groups[0], c.glsl.groups[1], c.glsl.groups[2], c.glsl.firstChunk,
-                       c.glsl.weightChunks, c.glsl.source);
+                       c.glsl.weightChunks, c.concurrent ? ", concurrent" : "", c.glsl.source);
   return out;
 }
 
@@ -152,13 +210,13 @@ LogicalResult emitSpirvCpp(ModuleOp module, const EmitOptions &options, EmittedC
     src += fmt::format("    // {}: {} from ONNX {}\n", c.name,
                        c.kernel->op->getName().getStringRef().str(),
                        commentSafe(c.kernel->onnxDescription()));
-    src += fmt::format("    {{\"{}\", kShader{}, {}u, {{{}u, {}u, {}u}}, {}u, {}u}},\n",
+    src += fmt::format("    {{\"{}\", kShader{}, {}u, {{{}u, {}u, {}u}}, {}u, {}u, {}u}},\n",
                        c.name, c.words, m.spirv[c.words].size(), c.glsl.groups[0],
                        c.glsl.groups[1], c.glsl.groups[2], c.glsl.firstChunk,
-                       c.glsl.weightChunks);
+                       c.glsl.weightChunks, c.concurrent ? 1 : 0);
   }
   if (m.kernels.empty())
-    src += "    {\"\", nullptr, 0u, {0u, 0u, 0u}, 0u, 0u},\n";
+    src += "    {\"\", nullptr, 0u, {0u, 0u, 0u}, 0u, 0u, 0u},\n";
   src += "};\n\n";
   auto ioArray = [&](const char *name, const std::vector<int64_t> &offsets,
                      const std::vector<TensorDesc> &tensors) {
@@ -173,10 +231,11 @@ LogicalResult emitSpirvCpp(ModuleOp module, const EmitOptions &options, EmittedC
   ioArray("kOutputs", m.layout.outputOffsets, pm.outputs);
   src += fmt::format(
       "const tract::vk::ModelDesc kModel = {{\"{}\", {}, {}u, {}u, {}u, {}u, kInputs, {}u, "
-      "kOutputs, {}u, kKernels}};\n\n",
+      "kOutputs, {}u, kKernels, {}}};\n\n",
       cStringEscape(options.modelName), m.layout.weights.empty() ? "nullptr" : "kWeights",
       m.layout.weights.size(), GpuLayout::kChunkBytes, m.layout.arenaBytes, pm.inputs.size(),
-      pm.outputs.size(), m.kernels.size());
+      pm.outputs.size(), m.kernels.size(),
+      m.subgroupArithmetic ? "tract::vk::kFeatureSubgroupArithmetic" : "0u");
   src += "// The device session: created on first use, released by PREFIX_gpu_release.\n"
          "// Never destroyed by a static destructor: at exit the Vulkan driver's own\n"
          "// may already have run (NVIDIA's driver then crashes in vkDestroyDevice).\n"

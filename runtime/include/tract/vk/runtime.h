@@ -63,11 +63,19 @@ struct KernelDesc {
   // activation arena (read/write); bindings 1 .. weight_chunks = weight chunks
   // first_chunk .. first_chunk + weight_chunks - 1.
   uint32_t first_chunk, weight_chunks;
+  // 1: the kernel reads and writes nothing that the dispatches since the
+  // last barrier write (nor writes what they read), so no barrier is
+  // recorded before it and it may overlap them; 0: a barrier first.
+  uint32_t concurrent;
 };
 
 struct IoDesc {
   uint64_t arena_offset, bytes; // where an input/output lives in the arena
 };
+
+// Device capabilities a model's shaders may need beyond Vulkan 1.1 (checked
+// at init, with a message naming the device).
+constexpr uint32_t kFeatureSubgroupArithmetic = 1; // subgroupAdd/Max in compute
 
 struct ModelDesc {
   const char *name;
@@ -85,6 +93,7 @@ struct ModelDesc {
   const IoDesc *outputs;
   uint32_t num_kernels;
   const KernelDesc *kernels;
+  uint32_t features; // kFeature* bits: what the shaders need of the device
 };
 
 namespace detail {
@@ -532,6 +541,20 @@ inline int Session::pick_device() {
 
 inline int Session::validate_limits(const ModelDesc &m) {
   const VkPhysicalDeviceLimits &l = limits_;
+  if (m.features & kFeatureSubgroupArithmetic) {
+    VkPhysicalDeviceSubgroupProperties sub = {};
+    sub.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES;
+    VkPhysicalDeviceProperties2 props = {};
+    props.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
+    props.pNext = &sub;
+    vkGetPhysicalDeviceProperties2(physical_, &props);
+    if (!(sub.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) ||
+        !(sub.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT))
+      return fail(kErrDeviceLimit,
+                  "'%s' has no subgroup arithmetic in compute shaders (the "
+                  "model's row reductions use it)",
+                  device_name_);
+  }
   if (m.weights_bytes > 0) {
     if (m.chunk_bytes > l.maxStorageBufferRange)
       return fail(kErrDeviceLimit,
@@ -964,7 +987,7 @@ inline int Session::record(const ModelDesc &m) {
                       VK_ACCESS_TRANSFER_WRITE_BIT,
                       VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                       VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
-    else
+    else if (!k.concurrent)
       detail::barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                       VK_ACCESS_SHADER_WRITE_BIT,
                       VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
