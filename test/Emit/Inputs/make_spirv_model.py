@@ -24,7 +24,7 @@ usage: make_spirv_model.py OUT_DIR
   and rows of 32 or more on a workgroup each:
     Y16 = Softmax(Z[4, 40, 3], axis 1)       (a strided row)
     Y17 = LogSoftmax(Z2[4, 3, 200], axis 2)
-    Y18 = Relu(L[70, 700] @ W10 + B10)   (K split over 5 workgroups, ragged)
+    Y18 = Relu(L[70, 700] @ W10 + B10)   (K split over 9 workgroups, ragged)
     Y19 = Relu(Conv1x1(X2, W11, B11, group 2))
   OUT_DIR/x.npy, OUT_DIR/m.npy: inputs.
 The test compares the SPIR-V build's outputs with the C++ build's.
@@ -98,7 +98,7 @@ def main():
     nodes += [
         helper.make_node("Softmax", ["Z"], ["Y16"], name="softmax_rows", axis=1),
         helper.make_node("LogSoftmax", ["Z2"], ["Y17"], name="logsoftmax_rows", axis=2),
-        # K = 700 over 2 tiles: 5 ranges of 144, the last one 124 (ragged).
+        # K = 700 over 2 tiles: 9 ranges of 80, the last one 60 (ragged).
         helper.make_node("MatMul", ["L", "W10"], ["LW"], name="ragged"),
         helper.make_node("Add", ["LW", "B10"], ["LWB"], name="ragged_bias"),
         helper.make_node("Relu", ["LWB"], ["Y18"], name="ragged_relu"),
