@@ -857,6 +857,7 @@ GlslKernel ShaderBuilder::tiledShader(const TiledGemm &t, const TileShape &shape
   // next step's operands are loaded into registers while this step's are
   // multiplied from the other half of the double-buffered shared memory
   // (16 KiB in all: Vulkan's guaranteed minimum), one barrier a step.
+  //
   // Loading step kx's operands into registers, and storing them into
   // shared half `b`: per invocation one vec4 of each, either 4 rows of A at
   // one k (neighbours read neighbouring k) or, vecA, 4 k of one row (its
