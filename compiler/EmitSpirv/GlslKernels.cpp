@@ -203,6 +203,16 @@ private:
   // each summing every 32nd term of one, then a shared-memory tree (a
   // batch-1 fully connected layer's one row).
   GlslKernel dotProductShader(const TiledGemm &g);
+  // A dispatch binding this kernel's weight chunks, its `groups`
+  // workgroups along x (Vulkan guarantees 65535 there), then y.
+  GlslKernel dispatch(int64_t groups) const {
+    GlslKernel g;
+    g.firstChunk = firstChunk;
+    g.weightChunks = chunks;
+    g.groups[0] = (uint32_t)std::min(groups, kMaxGroupsX);
+    g.groups[1] = (uint32_t)((groups + kMaxGroupsX - 1) / kMaxGroupsX);
+    return g;
+  }
   // The parts every shader starts with: version, name, bindings, prelude,
   // the kernel's functions.
   std::string header(StringRef what, StringRef layout) const;
@@ -597,13 +607,7 @@ std::optional<GlslKernel> ShaderBuilder::rowShader(Operation *op) {
                         glslFloat(ln.getEpsilon().convertToDouble()), loop, at(y), at(x),
                         param(ln.getScale()), ln.getBias() ? param(ln.getBias()) : "0.0");
   }
-  GlslKernel g;
-  g.firstChunk = firstChunk;
-  g.weightChunks = chunks;
-  g.groups[0] = (uint32_t)std::min(rows, kMaxGroupsX);
-  g.groups[1] = (uint32_t)((rows + kMaxGroupsX - 1) / kMaxGroupsX);
-  if (rows == 0)
-    g.groups[0] = g.groups[1] = 0;
+  GlslKernel g = dispatch(rows);
   g.source = header(" (a workgroup per row)",
                     "#extension GL_KHR_shader_subgroup_arithmetic : require\n"
                     "layout(local_size_x = 128) in;") +
@@ -826,9 +830,7 @@ ShaderBuilder::TileShape ShaderBuilder::tileShape(const TiledGemm &t) {
 }
 
 GlslKernel ShaderBuilder::tiledShader(const TiledGemm &t, const TileShape &shape) {
-  GlslKernel g;
-  g.firstChunk = firstChunk;
-  g.weightChunks = chunks;
+  GlslKernel g = dispatch(1);
   const int64_t tile = 16 * shape.r;
   g.groups[0] = (uint32_t)((t.n + tile - 1) / tile);
   g.groups[1] = (uint32_t)((t.m + tile - 1) / tile);
@@ -956,12 +958,9 @@ void main() {{
 }
 
 GlslKernel ShaderBuilder::splitSumShader(const TiledGemm &t, const TileShape &shape) {
-  GlslKernel g;
-  g.firstChunk = firstChunk;
-  g.weightChunks = chunks;
-  int64_t outputs = t.batches * t.m * t.n, groups = (outputs + kLocalSize - 1) / kLocalSize;
-  g.groups[0] = (uint32_t)std::min(groups, kMaxGroupsX);
-  g.groups[1] = (uint32_t)((groups + kMaxGroupsX - 1) / kMaxGroupsX);
+  int64_t outputs = t.batches * t.m * t.n;
+  GlslKernel g = dispatch((outputs + kLocalSize - 1) / kLocalSize);
+  g.scratchFloats = shape.splits * outputs; // read, as the first dispatch wrote them
   g.source = header(" (split-K sum)", fmt::format("layout(local_size_x = {}) in;", kLocalSize));
   g.source += fmt::format(R"(void main() {{
   const uint i = gl_GlobalInvocationID.y * (gl_NumWorkGroups.x * {0}u) + gl_GlobalInvocationID.x;
@@ -1002,14 +1001,8 @@ std::string ShaderBuilder::header(StringRef what, StringRef layoutLine) const {
 }
 
 GlslKernel ShaderBuilder::dotProductShader(const TiledGemm &t) {
-  GlslKernel g;
-  g.firstChunk = firstChunk;
-  g.weightChunks = chunks;
-  int64_t outputs = t.m * t.n * t.batches, groups = (outputs + 7) / 8;
-  g.groups[0] = (uint32_t)std::min(groups, kMaxGroupsX);
-  g.groups[1] = (uint32_t)((groups + kMaxGroupsX - 1) / kMaxGroupsX);
-  if (outputs == 0)
-    g.groups[0] = g.groups[1] = 0;
+  int64_t outputs = t.m * t.n * t.batches;
+  GlslKernel g = dispatch((outputs + 7) / 8);
   g.source = header(" (GEMM as dot products)", "layout(local_size_x = 256) in;");
   g.source += fmt::format(R"(shared float part[256];
 void main() {{
@@ -1170,14 +1163,7 @@ FailureOr<std::vector<GlslKernel>> ShaderBuilder::build() {
 
   if (elements < 0)
     elements = out.getNumElements();
-  GlslKernel g;
-  g.firstChunk = firstChunk;
-  g.weightChunks = chunks;
-  int64_t groups = (elements + kLocalSize - 1) / kLocalSize;
-  g.groups[0] = (uint32_t)std::min(groups, kMaxGroupsX);
-  g.groups[1] = (uint32_t)((groups + kMaxGroupsX - 1) / kMaxGroupsX);
-  if (elements == 0)
-    g.groups[0] = g.groups[1] = 0;
+  GlslKernel g = dispatch((elements + kLocalSize - 1) / kLocalSize);
   std::string &s = g.source;
   s = header("", fmt::format("layout(local_size_x = {}) in;", kLocalSize));
   s += fmt::format("void main() {{\n  const uint i = gl_GlobalInvocationID.y * (gl_NumWorkGroups.x "

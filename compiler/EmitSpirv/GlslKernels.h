@@ -48,7 +48,7 @@ struct GpuLayout {
 };
 
 /// One dispatch: its shader and group counts, the weight chunks it binds
-/// and the floats it needs at the layout's scratchOffset.
+/// and the floats it writes or reads at the layout's scratchOffset.
 struct GlslKernel {
   std::string source;
   uint32_t groups[3] = {1, 1, 1};

@@ -62,7 +62,7 @@ bool overlap(const ByteRanges &a, const ByteRanges &b) {
 // block's first conv, an encoder's q, k and v projections). A split-K GEMM
 // reads and writes the scratch: its two dispatches, and two split GEMMs,
 // stay ordered.
-void markConcurrent(CompiledModel &m, int64_t scratchBytes) {
+void markConcurrent(CompiledModel &m) {
   ByteRanges groupReads, groupWrites;
   bool first = true;
   for (CompiledKernel &c : m.kernels) {
@@ -79,10 +79,10 @@ void markConcurrent(CompiledModel &m, int64_t scratchBytes) {
     for (Value v : c.kernel->op->getResults())
       if (auto r = range(v))
         writes.push_back(*r);
-    if (c.glsl.scratchFloats > 0 || c.name != c.kernel->name) {
+    if (c.glsl.scratchFloats > 0) {
       int64_t at = m.layout.scratchOffset * 4;
-      reads.push_back({at, at + scratchBytes});
-      writes.push_back({at, at + scratchBytes});
+      reads.push_back({at, at + c.glsl.scratchFloats * 4});
+      writes.push_back({at, at + c.glsl.scratchFloats * 4});
     }
     bool empty = c.glsl.groups[0] == 0 || c.glsl.groups[1] == 0 || c.glsl.groups[2] == 0;
     if (empty)
@@ -142,7 +142,7 @@ FailureOr<CompiledModel> compileModel(ModuleOp module, bool toSpirv) {
   }
   m.layout.arenaBytes =
       std::max(m.layout.arenaBytes, (m.layout.scratchOffset + scratchFloats) * 4);
-  markConcurrent(m, scratchFloats * 4);
+  markConcurrent(m);
   return m;
 }
 
