@@ -10,7 +10,9 @@ read back), and the device's time in its kernels (TRACT_VK_PROFILE's timestamps,
 little of their own). PyTorch (the machine's own, CUDA) times the same architecture with random weights,
 input already on the GPU: eager, and replaying a CUDA graph; medians of N runs timed with CUDA
 events. Prints a Markdown table, then for a BIN_DIR/gemm (prepare.py --gemm N) the GEMM's
-TFLOP/s beside cuBLAS's.
+TFLOP/s beside cuBLAS's. Where prepare.py --fp16-gemm built BIN_DIR/NAME/model_fp16, a second row
+"NAME fp16-gemm" times it, and its last column adds its output's max abs diff from the fp32
+build's (the accuracy of the cooperative-matrix path against the fp32 one).
 """
 import argparse
 import os
@@ -24,10 +26,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 
 
-def tractc_run(d, repeat):
-    out = os.path.join(d, "out")
+def tractc_run(d, repeat, binary="model"):
+    out = os.path.join(d, "out_" + binary)
     os.makedirs(out, exist_ok=True)
-    exe, x = os.path.join(d, "model"), os.path.join(d, "input_0.npy")
+    exe, x = os.path.join(d, binary), os.path.join(d, "input_0.npy")
     r = subprocess.run([exe, x, "-o", out], capture_output=True, text=True)
     if r.returncode != 0:
         return None, None, None, (r.stdout + r.stderr).strip()
@@ -85,50 +87,67 @@ def torch_times(name, repeat):
     return eager, graph
 
 
+def gemm_chains(d, suffix, a, b, repeat):
+    """Medians of the 2- and 12-product chains gemmC<suffix>, and the 2-chain's max error
+    against numpy relative to its max |y|; None when a binary fails."""
+    times = {}
+    for c in (2, 12):
+        out = os.path.join(d, "out%d%s" % (c, suffix))
+        os.makedirs(out, exist_ok=True)
+        r = subprocess.run([os.path.join(d, "gemm%d%s" % (c, suffix)), os.path.join(d, "a.npy"),
+                            os.path.join(d, "b.npy"), "-o", out, "--repeat", str(repeat)],
+                           capture_output=True, text=True)
+        m = re.search(r"median_ms=([\d.]+)", r.stdout)
+        if not m:
+            print("gemm%d%s failed: %s" % (c, suffix, (r.stdout + r.stderr).strip()))
+            return None
+        times[c] = float(m.group(1))
+    want = (a.astype(np.float64) @ b) @ b
+    got = np.load(os.path.join(d, "out2" + suffix, "output_0.npy"))
+    return times, float(np.abs(got - want).max() / np.abs(want).max())
+
+
 def gemm_figure(d, n, repeat):
     """TFLOP/s of one n^3 product: (time of a 12-product chain - a 2-product one) / 10.
-    Also checks the 2-product chain against numpy, and times torch's fp32 matmul (no TF32)."""
+    Also checks the 2-product chain against numpy, and times torch's fp32 matmul (no TF32);
+    the same for the --fp16-gemm build where prepare.py made one, beside torch's fp16."""
     rng = np.random.default_rng(0)
     a = rng.standard_normal((n, n), dtype=np.float32)
     b = (rng.standard_normal((n, n), dtype=np.float32) / np.sqrt(n)).astype(np.float32)
     np.save(os.path.join(d, "a.npy"), a)
     np.save(os.path.join(d, "b.npy"), b)
-    times = {}
-    for c in (2, 12):
-        out = os.path.join(d, "out%d" % c)
-        os.makedirs(out, exist_ok=True)
-        r = subprocess.run([os.path.join(d, "gemm%d" % c), os.path.join(d, "a.npy"),
-                            os.path.join(d, "b.npy"), "-o", out, "--repeat", str(repeat)],
-                           capture_output=True, text=True)
-        m = re.search(r"median_ms=([\d.]+)", r.stdout)
-        if not m:
-            print("gemm%d failed: %s" % (c, (r.stdout + r.stderr).strip()))
-            return
-        times[c] = float(m.group(1))
-    want = (a.astype(np.float64) @ b) @ b
-    got = np.load(os.path.join(d, "out2", "output_0.npy"))
-    rel = float(np.abs(got - want).max() / np.abs(want).max())
-    ms = (times[12] - times[2]) / 10
-    line = "GEMM %d^3 fp32: tractc %.3f ms = %.1f TFLOP/s (chains of 2 / 12: %.2f / %.2f ms; " \
-           "max error %.1e of max |y|)" % (n, ms, 2 * n ** 3 / ms * 1e-9, times[2], times[12], rel)
-    try:
-        import torch
-        torch.backends.cuda.matmul.allow_tf32 = False
-        ta, tb = torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda()
-        for _ in range(3):
-            ta @ tb
-        torch.cuda.synchronize()
-        e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        e0.record()
-        for _ in range(repeat):
-            ta @ tb
-        e1.record()
-        e1.synchronize()
-        tms = e0.elapsed_time(e1) / repeat
-        line += "; PyTorch (cuBLAS, no TF32) %.3f ms = %.1f TFLOP/s" % (tms, 2 * n ** 3 / tms * 1e-9)
-    except Exception as e:  # noqa: BLE001
-        line += " (torch: %s)" % e
-    print(line, flush=True)
+    for suffix, what, dtype in (("", "fp32", "float32"), ("_fp16", "fp16 x fp16 + fp32 "
+                                                          "(--fp16-gemm)", "float16")):
+        if not os.path.isfile(os.path.join(d, "gemm2" + suffix)):
+            continue
+        chains = gemm_chains(d, suffix, a, b, repeat)
+        if chains is None:
+            continue
+        times, rel = chains
+        ms = (times[12] - times[2]) / 10
+        line = "GEMM %d^3 %s: tractc %.3f ms = %.1f TFLOP/s (chains of 2 / 12: %.2f / %.2f ms; " \
+               "max error %.1e of max |y|)" % (n, what, ms, 2 * n ** 3 / ms * 1e-9, times[2],
+                                               times[12], rel)
+        try:
+            import torch
+            torch.backends.cuda.matmul.allow_tf32 = False
+            ta = torch.from_numpy(a).cuda().to(getattr(torch, dtype))
+            tb = torch.from_numpy(b).cuda().to(getattr(torch, dtype))
+            for _ in range(3):
+                ta @ tb
+            torch.cuda.synchronize()
+            e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            e0.record()
+            for _ in range(repeat):
+                ta @ tb
+            e1.record()
+            e1.synchronize()
+            tms = e0.elapsed_time(e1) / repeat
+            line += "; PyTorch (cuBLAS %s%s) %.3f ms = %.1f TFLOP/s" % (
+                dtype, ", no TF32" if suffix == "" else "", tms, 2 * n ** 3 / tms * 1e-9)
+        except Exception as e:  # noqa: BLE001
+            line += " (torch: %s)" % e
+        print(line, flush=True)
 
 
 def main():
@@ -144,7 +163,7 @@ def main():
     for bins in args.bins:
         for name in sorted(os.listdir(bins)):
             d = os.path.join(bins, name)
-            if os.path.isfile(os.path.join(d, "gemm2")):
+            if os.path.isfile(os.path.join(d, "gemm2")) or os.path.isfile(os.path.join(d, "gemm2_fp16")):
                 gemms.append(d)
             if not os.path.isfile(os.path.join(d, "model")):
                 continue
@@ -159,6 +178,16 @@ def main():
             print("| %s | %s | %s | %s | %s | %s |%s"
                   % (name, fmt(ms, "%.3f"), fmt(kernels_ms, "%.3f"), fmt(eager, "%.3f"),
                      fmt(graph, "%.3f"), fmt(diff, "%.1e"), " " + err if err else ""), flush=True)
+            if os.path.isfile(os.path.join(d, "model_fp16")):
+                diff16, ms16, kernels16, err16 = tractc_run(d, args.repeat, "model_fp16")
+                vs32 = None
+                if diff16 is not None and diff is not None:
+                    y16, y32 = (np.load(os.path.join(d, "out_" + b, "output_0.npy"))
+                                for b in ("model_fp16", "model"))
+                    vs32 = float(np.abs(y16.astype(np.float64) - y32).max())
+                print("| %s fp16-gemm | %s | %s | | | %s (%s from fp32) |%s"
+                      % (name, fmt(ms16, "%.3f"), fmt(kernels16, "%.3f"), fmt(diff16, "%.1e"),
+                         fmt(vs32, "%.1e"), " " + err16 if err16 else ""), flush=True)
     for d in gemms:
         with open(os.path.join(d, "n")) as f:
             gemm_figure(d, int(f.read()), args.repeat)

@@ -15,6 +15,7 @@ struct EmitOptions {
   std::string modelName;   // the model file's name (no directories)
   std::string target = "generic";
   bool withMain = false;
+  bool fp16Gemm = false; // spirv: tiled GEMMs on cooperative-matrix units (--fp16-gemm)
 };
 
 struct EmittedCpp {

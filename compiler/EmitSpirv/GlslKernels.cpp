@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/EmitSpirv/GlslKernels.h"
+#include "compiler/EmitSpirv/CoopMatrixGemm.h"
 
 #include "compiler/Emit/KernelCalls.h"
 #include "compiler/Support/ElementsData.h"
@@ -18,6 +19,7 @@
 
 #include <fmt/format.h>
 
+#include <cassert>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -137,7 +139,8 @@ std::optional<std::string> glslElementwise(Operation *op, const std::string &x,
 // The shader of one kernel, built up line by line.
 class ShaderBuilder {
 public:
-  ShaderBuilder(const Kernel &k, const GpuLayout &layout) : k(k), layout(layout) {}
+  ShaderBuilder(const Kernel &k, const GpuLayout &layout, const GlslOptions &options)
+      : k(k), layout(layout), options(options) {}
 
   FailureOr<std::vector<GlslKernel>> build();
 
@@ -180,22 +183,31 @@ private:
   // 4), load_b4(bz, k, n) B[k][n..n+3]: one 16-byte load where the operand
   // is contiguous and aligned along that dim (4096^3 on the H200: 33.8 ->
   // 41.1 TFLOP/s with B's).
+  // bAlongK: B is contiguous along k (a matmul's transposed B).
   struct TiledGemm {
     int64_t m, n, k, batches;
-    bool vecA = false, vecB = false;
+    bool vecA = false, vecB = false, bAlongK = false;
   };
   std::optional<TiledGemm> tiledGemm(Operation *anchor, KernelOp kernel);
   // How the tiled shader cuts the GEMM: r x r outputs per invocation (a
   // 16r x 16r tile), kb of K per step, K in `splits` ranges of
-  // splitLength.
+  // splitLength. The cooperative-matrix shader takes the same tiles (r = 8:
+  // 128 x 128, else 64 x 64) and its own kb.
   struct TileShape {
     int64_t r = 4, kb = 16, splits = 1, splitLength = 0;
   };
-  static TileShape tileShape(const TiledGemm &g);
+  static TileShape tileShape(const TiledGemm &g, bool coopMatrix);
+  // A GEMM's first dispatch: its tiles along x and y, batches and K's
+  // ranges along z; and the statement storing `value` at (bz, m, n): raw
+  // into the scratch with K split, else with the bias and the epilogue.
+  GlslKernel gemmDispatch(const TiledGemm &g, const TileShape &shape) const;
+  std::string gemmStore(const TileShape &shape, const std::string &value) const;
   // The tiled shader's source: 16 x 16 invocations through shared memory;
   // the fused chain (`functions`' epilogue(acc, i)) applied at the store,
   // or, with K split, the partial sums written to the scratch.
   GlslKernel tiledShader(const TiledGemm &g, const TileShape &shape);
+  // The same on cooperative-matrix units, fp16 operands (--fp16-gemm).
+  GlslKernel coopMatrixShader(const TiledGemm &g, const TileShape &shape);
   // The second dispatch of a split K: adds the partial sums, the bias and
   // the epilogue, an invocation per output.
   GlslKernel splitSumShader(const TiledGemm &g, const TileShape &shape);
@@ -248,6 +260,7 @@ private:
 
   const Kernel &k;
   const GpuLayout &layout;
+  const GlslOptions &options;
   uint32_t firstChunk = 0, chunks = 0;
   std::string functions, body;
   int counter = 0;
@@ -714,10 +727,21 @@ std::optional<ShaderBuilder::TiledGemm> ShaderBuilder::tiledGemm(Operation *anch
         load(outer(mm.getRhs(), kernel), fmt::format("batch_b(bz) * {}u + {}", kk * n, bi)),
         m * n, n);
     TiledGemm t{m, n, kk, batches};
-    // A stays scalar (neighbouring invocations read neighbouring k): 16-byte
-    // loads of a row-major A, scattered into the shared tile's columns, took
-    // 4096^3 from 37-39.5 down to 32 TFLOP/s on the H200 (B's alone: up
-    // from 34). A conv's weights do gain from them (below).
+    t.bAlongK = mm.getTransposeB();
+    // The fp32 shader keeps A scalar (neighbouring invocations read
+    // neighbouring k): 16-byte loads of a row-major A, scattered into the
+    // shared tile's columns, took 4096^3 from 37-39.5 down to 32 TFLOP/s on
+    // the H200 (B's alone: up from 34). A conv's weights do gain from them
+    // (below), and so does the cooperative-matrix shader, which stages A
+    // as rows.
+    if (options.fp16Gemm && !mm.getTransposeA() && kk % 4 == 0 &&
+        vec4Aligned(outer(mm.getLhs(), kernel))) {
+      t.vecA = true;
+      functions += fmt::format(
+          "vec4 load_a4(uint bz, uint m, uint k) {{ return {}; }}\n",
+          load4(outer(mm.getLhs(), kernel),
+                fmt::format("batch_a(bz) * {}u + m * {}u + k", m * kk, kk)));
+    }
     if (!mm.getTransposeB() && n % 4 == 0 && vec4Aligned(outer(mm.getRhs(), kernel))) {
       t.vecB = true;
       functions += fmt::format(
@@ -796,7 +820,7 @@ std::optional<ShaderBuilder::TiledGemm> ShaderBuilder::tiledGemm(Operation *anch
   return t;
 }
 
-ShaderBuilder::TileShape ShaderBuilder::tileShape(const TiledGemm &t) {
+ShaderBuilder::TileShape ShaderBuilder::tileShape(const TiledGemm &t, bool coopMatrix) {
   // 128 x 128 tiles where there are enough of them to fill a large GPU
   // (an H200 has 132 multiprocessors: 4096^3 at 28 TFLOP/s against 14 with
   // 64 x 64), else 64 x 64: the encoder's 128-row matmuls made 2 workgroups
@@ -807,7 +831,7 @@ ShaderBuilder::TileShape ShaderBuilder::tileShape(const TiledGemm &t) {
   TileShape s;
   // (Not for fewer than 96 rows: half of each tile would be padding.)
   s.r = tiles(128) >= 128 && t.m >= 96 ? 8 : 4;
-  s.kb = 1024 / (16 * s.r);
+  s.kb = coopMatrix ? CoopMatrixGemm::kStepK : 1024 / (16 * s.r);
   // Fewer tiles than a large GPU has multiprocessors leave most of it idle
   // (ResNet-18's 14x14 convs: 16 tiles of K = 2304): K is cut into up to
   // kTargetGroups / tiles ranges of at least kMinSplitLength, each a
@@ -829,7 +853,7 @@ ShaderBuilder::TileShape ShaderBuilder::tileShape(const TiledGemm &t) {
   return s;
 }
 
-GlslKernel ShaderBuilder::tiledShader(const TiledGemm &t, const TileShape &shape) {
+GlslKernel ShaderBuilder::gemmDispatch(const TiledGemm &t, const TileShape &shape) const {
   GlslKernel g = dispatch(1);
   const int64_t tile = 16 * shape.r;
   g.groups[0] = (uint32_t)((t.n + tile - 1) / tile);
@@ -837,18 +861,48 @@ GlslKernel ShaderBuilder::tiledShader(const TiledGemm &t, const TileShape &shape
   g.groups[2] = (uint32_t)(t.batches * shape.splits);
   if (t.m * t.n * t.batches == 0)
     g.groups[0] = g.groups[1] = g.groups[2] = 0;
+  if (shape.splits > 1)
+    g.scratchFloats = shape.splits * t.batches * t.m * t.n;
+  return g;
+}
+
+std::string ShaderBuilder::gemmStore(const TileShape &shape, const std::string &value) const {
   // A split writes its raw partial sums (split-major, then batch, m, n) to
   // the scratch; the reduction adds the bias and runs the epilogue.
-  std::string store;
-  if (shape.splits > 1) {
-    g.scratchFloats = shape.splits * t.batches * t.m * t.n;
-    store = fmt::format("arena[{}u + (gl_WorkGroupID.z * M + m) * N + n] = acc[i][j / 4u][j % 4u];",
-                        layout.scratchOffset);
-  } else {
-    store = fmt::format("const uint o = out_index(bz, m, n);\n        {} = "
-                        "epilogue(acc[i][j / 4u][j % 4u] + bias_of(bz, m), o);",
-                        load(k.op->getResult(0), "o"));
-  }
+  if (shape.splits > 1)
+    return fmt::format("arena[{}u + (gl_WorkGroupID.z * M + m) * N + n] = {};",
+                       layout.scratchOffset, value);
+  return fmt::format("const uint o = out_index(bz, m, n);\n        {} = "
+                     "epilogue({} + bias_of(bz, m), o);",
+                     load(k.op->getResult(0), "o"), value);
+}
+
+GlslKernel ShaderBuilder::coopMatrixShader(const TiledGemm &t, const TileShape &shape) {
+  CoopMatrixGemm c;
+  c.m = t.m;
+  c.n = t.n;
+  c.k = t.k;
+  c.batches = t.batches;
+  c.splits = shape.splits;
+  c.splitLength = shape.splitLength;
+  c.vecA = t.vecA;
+  c.vecB = t.vecB;
+  c.bAlongK = t.bAlongK;
+  c.bigTile = shape.r == 8;
+  c.store = gemmStore(shape, "v");
+  assert(c.sharedBytes() <= kCoopMatrixMaxSharedBytes && "the runtime checks for no more");
+  GlslKernel g = gemmDispatch(t, shape);
+  g.coopMatrix = true;
+  g.source = header(shape.splits > 1 ? " (cooperative-matrix GEMM, fp16 operands, split K)"
+                                      : " (cooperative-matrix GEMM, fp16 operands)",
+                    c.layoutLines()) +
+             c.mainSource();
+  return g;
+}
+
+GlslKernel ShaderBuilder::tiledShader(const TiledGemm &t, const TileShape &shape) {
+  GlslKernel g = gemmDispatch(t, shape);
+  std::string store = gemmStore(shape, "acc[i][j / 4u][j % 4u]");
   std::string &s = g.source;
   s = header(shape.splits > 1 ? " (tiled GEMM, split K)" : " (tiled GEMM)",
              "layout(local_size_x = 16, local_size_y = 16) in;");
@@ -991,9 +1045,10 @@ std::string ShaderBuilder::header(StringRef what, StringRef layoutLine) const {
   // The same buffers seen as vec4s, for 16-byte loads (aliasing bindings
   // is allowed in Vulkan).
   if (vec4Views) {
-    s += "layout(std430, set = 0, binding = 0) buffer Arena4 { vec4 arenav[]; };\n";
+    s += "layout(std430, set = 0, binding = 0) restrict readonly buffer Arena4 { vec4 arenav[]; "
+         "};\n";
     for (uint32_t c = 0; c < chunks; ++c)
-      s += fmt::format("layout(std430, set = 0, binding = {0}) readonly buffer Weights{0}v {{ vec4 "
+      s += fmt::format("layout(std430, set = 0, binding = {0}) restrict readonly buffer Weights{0}v {{ vec4 "
                        "w{0}v[]; }};\n",
                        c + 1);
   }
@@ -1088,8 +1143,9 @@ FailureOr<std::vector<GlslKernel>> ShaderBuilder::build() {
       // shader would compute 15 rows of zeros in each tile).
       if (t->m < 16 && t->k >= 128)
         return std::vector<GlslKernel>{dotProductShader(*t)};
-      TileShape shape = tileShape(*t);
-      std::vector<GlslKernel> dispatches{tiledShader(*t, shape)};
+      TileShape shape = tileShape(*t, options.fp16Gemm);
+      std::vector<GlslKernel> dispatches{options.fp16Gemm ? coopMatrixShader(*t, shape)
+                                                          : tiledShader(*t, shape)};
       if (shape.splits > 1)
         dispatches.push_back(splitSumShader(*t, shape));
       return dispatches;
@@ -1233,8 +1289,9 @@ FailureOr<GpuLayout> GpuLayout::build(const PlannedModel &pm, func::FuncOp func)
   return l;
 }
 
-FailureOr<std::vector<GlslKernel>> buildGlslKernels(const Kernel &k, const GpuLayout &layout) {
-  return ShaderBuilder(k, layout).build();
+FailureOr<std::vector<GlslKernel>> buildGlslKernels(const Kernel &k, const GpuLayout &layout,
+                                                    const GlslOptions &options) {
+  return ShaderBuilder(k, layout, options).build();
 }
 
 } // namespace mlir::tract

@@ -55,12 +55,20 @@ struct GlslKernel {
   uint32_t firstChunk = 0, weightChunks = 0;
   int64_t scratchFloats = 0;
   bool subgroupArithmetic = false; // the device must have it (ModelDesc::features)
+  bool coopMatrix = false;         // likewise: fp16 cooperative matrices (CoopMatrixGemm.h)
+};
+
+/// How the kernels are built: `fp16Gemm` (tractc --fp16-gemm) runs the
+/// tiled GEMMs on cooperative-matrix units with fp16 operands.
+struct GlslOptions {
+  bool fp16Gemm = false;
 };
 
 /// The dispatches of `k`, run in order (one, or a split-K GEMM's partial
 /// sums and then their reduction), or an error on its op naming what the
 /// SPIR-V target does not support yet.
-FailureOr<std::vector<GlslKernel>> buildGlslKernels(const Kernel &k, const GpuLayout &layout);
+FailureOr<std::vector<GlslKernel>> buildGlslKernels(const Kernel &k, const GpuLayout &layout,
+                                                    const GlslOptions &options);
 
 } // namespace mlir::tract
 

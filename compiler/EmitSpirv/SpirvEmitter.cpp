@@ -17,6 +17,7 @@
 #include "compiler/Support/ElementsData.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/StringExtras.h"
 
 #include <fmt/format.h>
 
@@ -43,6 +44,7 @@ struct CompiledModel {
   std::vector<CompiledKernel> kernels;
   std::vector<std::vector<uint32_t>> spirv; // distinct shaders
   bool subgroupArithmetic = false;           // some shader uses it
+  bool coopMatrix = false;                   // likewise
 };
 
 // The arena bytes [begin, end) a dispatch reads or writes.
@@ -99,7 +101,8 @@ void markConcurrent(CompiledModel &m) {
   }
 }
 
-FailureOr<CompiledModel> compileModel(ModuleOp module, bool toSpirv) {
+FailureOr<CompiledModel> compileModel(ModuleOp module, const GlslOptions &options,
+                                      bool toSpirv) {
   FailureOr<PlannedModel> planned = PlannedModel::analyze(module);
   if (failed(planned))
     return failure();
@@ -116,12 +119,13 @@ FailureOr<CompiledModel> compileModel(ModuleOp module, bool toSpirv) {
   std::map<std::string, int> bySource;
   int64_t scratchFloats = 0;
   for (const Kernel &k : m.pm.kernels) {
-    FailureOr<std::vector<GlslKernel>> dispatches = buildGlslKernels(k, m.layout);
+    FailureOr<std::vector<GlslKernel>> dispatches = buildGlslKernels(k, m.layout, options);
     if (failed(dispatches))
       return failure();
     for (auto [i, g] : llvm::enumerate(*dispatches)) {
       scratchFloats = std::max(scratchFloats, g.scratchFloats);
       m.subgroupArithmetic |= g.subgroupArithmetic;
+      m.coopMatrix |= g.coopMatrix;
       CompiledKernel c{&k, i ? fmt::format("{}.{}", k.name, i) : k.name, std::move(g), -1};
       if (toSpirv) {
         // The kernel's name line differs between equal shaders: key on the rest.
@@ -146,10 +150,20 @@ FailureOr<CompiledModel> compileModel(ModuleOp module, bool toSpirv) {
   return m;
 }
 
+// ModelDesc::features: what the device must offer the shaders.
+std::string features(const CompiledModel &m) {
+  std::vector<std::string> bits;
+  if (m.subgroupArithmetic)
+    bits.push_back("tract::vk::kFeatureSubgroupArithmetic");
+  if (m.coopMatrix)
+    bits.push_back("tract::vk::kFeatureCoopMatrixF16");
+  return bits.empty() ? "0u" : llvm::join(bits, " | ");
+}
+
 } // namespace
 
-FailureOr<std::string> emitGlsl(ModuleOp module) {
-  FailureOr<CompiledModel> m = compileModel(module, false);
+FailureOr<std::string> emitGlsl(ModuleOp module, const GlslOptions &options) {
+  FailureOr<CompiledModel> m = compileModel(module, options, false);
   if (failed(m))
     return failure();
   std::string out;
@@ -160,8 +174,8 @@ FailureOr<std::string> emitGlsl(ModuleOp module) {
   return out;
 }
 
-FailureOr<std::string> emitSpirvAsm(ModuleOp module) {
-  FailureOr<CompiledModel> m = compileModel(module, true);
+FailureOr<std::string> emitSpirvAsm(ModuleOp module, const GlslOptions &options) {
+  FailureOr<CompiledModel> m = compileModel(module, options, true);
   if (failed(m))
     return failure();
   ShaderCompiler compiler;
@@ -173,7 +187,7 @@ FailureOr<std::string> emitSpirvAsm(ModuleOp module) {
 }
 
 LogicalResult emitSpirvCpp(ModuleOp module, const EmitOptions &options, EmittedCpp &out) {
-  FailureOr<CompiledModel> compiled = compileModel(module, true);
+  FailureOr<CompiledModel> compiled = compileModel(module, GlslOptions{options.fp16Gemm}, true);
   if (failed(compiled))
     return failure();
   const CompiledModel &m = *compiled;
@@ -235,7 +249,7 @@ LogicalResult emitSpirvCpp(ModuleOp module, const EmitOptions &options, EmittedC
       cStringEscape(options.modelName), m.layout.weights.empty() ? "nullptr" : "kWeights",
       m.layout.weights.size(), GpuLayout::kChunkBytes, m.layout.arenaBytes, pm.inputs.size(),
       pm.outputs.size(), m.kernels.size(),
-      m.subgroupArithmetic ? "tract::vk::kFeatureSubgroupArithmetic" : "0u");
+      features(m));
   src += "// The device session: created on first use, released by PREFIX_gpu_release.\n"
          "// Never destroyed by a static destructor: at exit the Vulkan driver's own\n"
          "// may already have run (NVIDIA's driver then crashes in vkDestroyDevice).\n"

@@ -12,13 +12,14 @@
 #define TRACT_EMITSPIRV_SPIRVEMITTER_H
 
 #include "compiler/Emit/CppEmitter.h"
+#include "compiler/EmitSpirv/GlslKernels.h"
 
 namespace mlir::tract {
 
 /// The GLSL of every kernel, in execution order (--emit=glsl).
-FailureOr<std::string> emitGlsl(ModuleOp module);
+FailureOr<std::string> emitGlsl(ModuleOp module, const GlslOptions &options);
 /// The SPIR-V assembly of every kernel (--emit=spirv-asm).
-FailureOr<std::string> emitSpirvAsm(ModuleOp module);
+FailureOr<std::string> emitSpirvAsm(ModuleOp module, const GlslOptions &options);
 /// OUT.cpp and OUT.h for the Vulkan runtime.
 LogicalResult emitSpirvCpp(ModuleOp module, const EmitOptions &options, EmittedCpp &out);
 

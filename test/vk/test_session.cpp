@@ -414,6 +414,25 @@ TEST(VkSessionErrors, ChunkBytesAgainstDeviceLimits) {
   EXPECT_EQ(s.init(m), 0) << s.message();
 }
 
+// Capabilities the runtime does not know are refused; one the device lacks
+// (lavapipe has no cooperative matrices; a device that has them must
+// initialise) names what is missing.
+TEST(VkSessionErrors, ModelFeatures) {
+  ModelDesc m = model("features", {}, {}, {}, 256);
+  Session s;
+  m.features = 1u << 30;
+  EXPECT_EQ(s.init(m), tract::vk::kErrBadModel);
+  EXPECT_TRUE(contains(s.message(), "features 0x40000000")) << s.message();
+  m.features = tract::vk::kFeatureCoopMatrixF16;
+  int r = s.init(m);
+  if (device().name.find("llvmpipe") != std::string::npos) {
+    EXPECT_EQ(r, tract::vk::kErrDeviceLimit);
+    EXPECT_TRUE(contains(s.message(), "lacks VK_NV_cooperative_matrix")) << s.message();
+  } else if (r != 0) {
+    EXPECT_EQ(r, tract::vk::kErrDeviceLimit) << s.message();
+  }
+}
+
 TEST(VkSessionErrors, RangesOutsideTheModel) {
   Session s;
   std::vector<IoDesc> outside = {{4000, 200}};

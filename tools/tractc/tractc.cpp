@@ -58,6 +58,11 @@ cl::opt<std::string> emitStage("emit",
 cl::opt<bool> withMain("main", cl::desc("Add a main() driver: ./model in0.npy ... -o OUTDIR "
                                         "[--repeat N] [--threads T]"),
                        cl::cat(category));
+cl::opt<bool> fp16Gemm("fp16-gemm",
+                       cl::desc("With --target=spirv: convs and matmuls on the device's "
+                                "cooperative-matrix units, fp16 operands and fp32 sums "
+                                "(needs VK_NV_cooperative_matrix)"),
+                       cl::cat(category));
 cl::opt<bool> noOptimize("no-optimize",
                          cl::desc("Skip the graph optimizer (declutter): one kernel per "
                                   "imported op, to check that rewrites keep results"),
@@ -209,6 +214,8 @@ int main(int argc, char **argv) {
   bool gpu = target == "spirv";
   if ((emitStage == "glsl" || emitStage == "spirv-asm") && !gpu)
     return fail("--emit=" + emitStage + " needs --target=spirv");
+  if (fp16Gemm && !gpu)
+    return fail("--fp16-gemm needs --target=spirv");
   if (emitStage == "cpp" && (outputPath.empty() || outputPath == "-"))
     return fail("-o OUT.cpp is required to write C++");
   mlir::tract::ImportOptions importOptions;
@@ -251,8 +258,10 @@ int main(int argc, char **argv) {
   if (failed(pm.run(module)))
     return 1;
   if (emitStage == "glsl" || emitStage == "spirv-asm") {
-    FailureOr<std::string> text = emitStage == "glsl" ? mlir::tract::emitGlsl(module)
-                                                      : mlir::tract::emitSpirvAsm(module);
+    mlir::tract::GlslOptions glslOptions{fp16Gemm};
+    FailureOr<std::string> text = emitStage == "glsl"
+                                      ? mlir::tract::emitGlsl(module, glslOptions)
+                                      : mlir::tract::emitSpirvAsm(module, glslOptions);
     if (failed(text) || sawError)
       return unsupportedOnGpu ? 2 : 1;
     if (outputPath.empty() || outputPath == "-") {
@@ -272,6 +281,7 @@ int main(int argc, char **argv) {
   emitOptions.modelName = modelName;
   emitOptions.target = target;
   emitOptions.withMain = withMain;
+  emitOptions.fp16Gemm = fp16Gemm;
   mlir::tract::EmittedCpp emitted;
   if (failed(gpu ? mlir::tract::emitSpirvCpp(module, emitOptions, emitted)
                  : mlir::tract::emitCpp(module, emitOptions, emitted)) ||

@@ -76,6 +76,11 @@ struct IoDesc {
 // Device capabilities a model's shaders may need beyond Vulkan 1.1 (checked
 // at init, with a message naming the device).
 constexpr uint32_t kFeatureSubgroupArithmetic = 1; // subgroupAdd/Max in compute
+// tractc --fp16-gemm: 16x16x16 fp16 x fp16 + fp32 cooperative matrices
+// (VK_NV_cooperative_matrix; with VK_KHR_shader_float16_int8 and
+// VK_KHR_vulkan_memory_model, which the shaders' SPIR-V declares), 32-wide
+// subgroups and 40 KiB of shared memory (compiler/EmitSpirv/CoopMatrixGemm.h).
+constexpr uint32_t kFeatureCoopMatrixF16 = 2;
 
 struct ModelDesc {
   const char *name;
@@ -224,6 +229,39 @@ inline void barrier(VkCommandBuffer cmd, VkPipelineStageFlags src_stage,
 // Vulkan forbids zero-sized buffers; empty models still get valid handles.
 inline VkDeviceSize nonzero_size(uint64_t bytes) { return bytes ? bytes : 256; }
 
+// The device extensions kFeatureCoopMatrixF16 enables.
+constexpr const char *kCoopMatrixExtensions[3] = {
+    "VK_NV_cooperative_matrix", "VK_KHR_shader_float16_int8",
+    "VK_KHR_vulkan_memory_model"};
+
+inline VkPhysicalDeviceSubgroupProperties
+subgroup_properties(VkPhysicalDevice device) {
+  VkPhysicalDeviceSubgroupProperties sub = {};
+  sub.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES;
+  VkPhysicalDeviceProperties2 props = {};
+  props.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
+  props.pNext = &sub;
+  vkGetPhysicalDeviceProperties2(device, &props);
+  return sub;
+}
+
+inline bool has_extension(VkPhysicalDevice device, const char *name) {
+  uint32_t count = 0;
+  if (vkEnumerateDeviceExtensionProperties(device, nullptr, &count, nullptr) !=
+      VK_SUCCESS)
+    return false;
+  VkExtensionProperties *all = new (std::nothrow) VkExtensionProperties[count];
+  if (!all)
+    return false;
+  bool found = false;
+  if (vkEnumerateDeviceExtensionProperties(device, nullptr, &count, all) ==
+      VK_SUCCESS)
+    for (uint32_t i = 0; i < count && !found; ++i)
+      found = std::strcmp(all[i].extensionName, name) == 0;
+  delete[] all;
+  return found;
+}
+
 } // namespace detail
 
 class Session {
@@ -275,7 +313,8 @@ private:
   int create_instance();
   int pick_device();
   int validate_limits(const ModelDesc &m);
-  int create_device();
+  int validate_coop_matrix();
+  int create_device(const ModelDesc &m);
   int create_buffer(Buffer &b, VkDeviceSize size, VkBufferUsageFlags usage,
                     VkMemoryPropertyFlags preferred,
                     VkMemoryPropertyFlags required, const char *what,
@@ -375,7 +414,7 @@ inline int Session::init_impl(const ModelDesc &m) {
   int r;
   if ((r = validate_model(m)) < 0 || (r = create_instance()) < 0 ||
       (r = pick_device()) < 0 || (r = validate_limits(m)) < 0 ||
-      (r = create_device()) < 0 || (r = upload_weights(m)) < 0 ||
+      (r = create_device(m)) < 0 || (r = upload_weights(m)) < 0 ||
       (r = create_staging(m)) < 0 || (r = create_kernels(m)) < 0 ||
       (r = write_descriptors(m)) < 0 || (r = create_profiler(m)) < 0 ||
       (r = record(m)) < 0)
@@ -397,6 +436,11 @@ inline int Session::validate_model(const ModelDesc &m) {
       (m.num_kernels && !m.kernels))
     return fail(kErrBadModel,
                 "null inputs, outputs or kernels array with a nonzero count");
+  if (m.features & ~(kFeatureSubgroupArithmetic | kFeatureCoopMatrixF16))
+    return fail(kErrBadModel,
+                "features 0x%x name capabilities this runtime does not know "
+                "(a newer tractc?)",
+                m.features);
   for (uint32_t i = 0; i < m.num_inputs + m.num_outputs; ++i) {
     bool in = i < m.num_inputs;
     const IoDesc &io = in ? m.inputs[i] : m.outputs[i - m.num_inputs];
@@ -541,13 +585,12 @@ inline int Session::pick_device() {
 
 inline int Session::validate_limits(const ModelDesc &m) {
   const VkPhysicalDeviceLimits &l = limits_;
+  if (m.features & kFeatureCoopMatrixF16)
+    if (int r = validate_coop_matrix())
+      return r;
   if (m.features & kFeatureSubgroupArithmetic) {
-    VkPhysicalDeviceSubgroupProperties sub = {};
-    sub.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES;
-    VkPhysicalDeviceProperties2 props = {};
-    props.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
-    props.pNext = &sub;
-    vkGetPhysicalDeviceProperties2(physical_, &props);
+    VkPhysicalDeviceSubgroupProperties sub =
+        detail::subgroup_properties(physical_);
     if (!(sub.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) ||
         !(sub.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT))
       return fail(kErrDeviceLimit,
@@ -606,7 +649,75 @@ inline int Session::validate_limits(const ModelDesc &m) {
   return 0;
 }
 
-inline int Session::create_device() {
+inline int Session::validate_coop_matrix() {
+  const char *missing = nullptr;
+  for (const char *ext : detail::kCoopMatrixExtensions)
+    if (!missing && !detail::has_extension(physical_, ext))
+      missing = ext;
+  if (missing)
+    return fail(kErrDeviceLimit,
+                "'%s' lacks %s (the model was compiled with --fp16-gemm)",
+                device_name_, missing);
+  VkPhysicalDeviceVulkanMemoryModelFeaturesKHR memory_model = {};
+  memory_model.sType =
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES_KHR;
+  VkPhysicalDeviceShaderFloat16Int8FeaturesKHR f16 = {};
+  f16.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES_KHR;
+  f16.pNext = &memory_model;
+  VkPhysicalDeviceCooperativeMatrixFeaturesNV coop = {};
+  coop.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV;
+  coop.pNext = &f16;
+  VkPhysicalDeviceFeatures2 features = {};
+  features.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
+  features.pNext = &coop;
+  vkGetPhysicalDeviceFeatures2(physical_, &features);
+  if (!coop.cooperativeMatrix || !f16.shaderFloat16 ||
+      !memory_model.vulkanMemoryModel)
+    return fail(kErrDeviceLimit,
+                "'%s' does not enable%s%s%s (the model was compiled with "
+                "--fp16-gemm)",
+                device_name_, coop.cooperativeMatrix ? "" : " cooperativeMatrix",
+                f16.shaderFloat16 ? "" : " shaderFloat16",
+                memory_model.vulkanMemoryModel ? "" : " vulkanMemoryModel");
+  VkPhysicalDeviceSubgroupProperties sub =
+      detail::subgroup_properties(physical_);
+  if (sub.subgroupSize != 32 || limits_.maxComputeSharedMemorySize < 40 * 1024)
+    return fail(kErrDeviceLimit,
+                "'%s' has subgroups of %u and %u bytes of shared memory; the "
+                "--fp16-gemm shaders need 32 and 40 KiB",
+                device_name_, sub.subgroupSize,
+                limits_.maxComputeSharedMemorySize);
+  auto properties =
+      reinterpret_cast<PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV>(
+          vkGetInstanceProcAddr(instance_,
+                                "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV"));
+  VkCooperativeMatrixPropertiesNV shapes[64];
+  uint32_t count = 64;
+  for (VkCooperativeMatrixPropertiesNV &p : shapes) {
+    p = {};
+    p.sType = VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV;
+  }
+  if (properties) // VK_INCOMPLETE is fine: the list is long enough to tell
+    properties(physical_, &count, shapes);
+  else
+    count = 0;
+  for (uint32_t i = 0; i < count; ++i) {
+    const VkCooperativeMatrixPropertiesNV &p = shapes[i];
+    if (p.MSize == 16 && p.NSize == 16 && p.KSize == 16 &&
+        p.AType == VK_COMPONENT_TYPE_FLOAT16_NV &&
+        p.BType == VK_COMPONENT_TYPE_FLOAT16_NV &&
+        p.CType == VK_COMPONENT_TYPE_FLOAT32_NV &&
+        p.DType == VK_COMPONENT_TYPE_FLOAT32_NV &&
+        p.scope == VK_SCOPE_SUBGROUP_NV)
+      return 0;
+  }
+  return fail(kErrDeviceLimit,
+              "'%s' has no 16x16x16 fp16 x fp16 + fp32 cooperative matrix "
+              "(the model was compiled with --fp16-gemm)",
+              device_name_);
+}
+
+inline int Session::create_device(const ModelDesc &m) {
   float priority = 1.0f;
   VkDeviceQueueCreateInfo queue = {};
   queue.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO;
@@ -617,6 +728,24 @@ inline int Session::create_device() {
   info.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
   info.queueCreateInfoCount = 1;
   info.pQueueCreateInfos = &queue;
+  // What the --fp16-gemm shaders use (validate_coop_matrix checked it).
+  VkPhysicalDeviceVulkanMemoryModelFeaturesKHR memory_model = {};
+  memory_model.sType =
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES_KHR;
+  memory_model.vulkanMemoryModel = VK_TRUE;
+  VkPhysicalDeviceShaderFloat16Int8FeaturesKHR f16 = {};
+  f16.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES_KHR;
+  f16.pNext = &memory_model;
+  f16.shaderFloat16 = VK_TRUE;
+  VkPhysicalDeviceCooperativeMatrixFeaturesNV coop = {};
+  coop.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV;
+  coop.pNext = &f16;
+  coop.cooperativeMatrix = VK_TRUE;
+  if (m.features & kFeatureCoopMatrixF16) {
+    info.pNext = &coop;
+    info.enabledExtensionCount = 3;
+    info.ppEnabledExtensionNames = detail::kCoopMatrixExtensions;
+  }
   if (int r = check(vkCreateDevice(physical_, &info, nullptr, &device_),
                     "vkCreateDevice"))
     return r;
