@@ -136,6 +136,58 @@ std::optional<std::string> glslElementwise(Operation *op, const std::string &x,
       .Default([](Operation *) { return std::nullopt; });
 }
 
+// A reduction's accumulator `acc`: its initial value, the step folding in
+// element x, the result (COUNT: the number of elements); `sum` when the
+// partial accumulators of a split run add up (not max, min or prod).
+struct ReduceKind {
+  const char *init, *step, *result;
+  bool sum;
+  std::string resultOf(int64_t count) const {
+    std::string r = result;
+    if (size_t at = r.find("COUNT"); at != std::string::npos)
+      r.replace(at, 5, glslFloat((double)count));
+    return r;
+  }
+};
+
+std::optional<ReduceKind> reduceKind(Operation *op) {
+  return llvm::TypeSwitch<Operation *, std::optional<ReduceKind>>(op)
+      .Case([](ReduceSumOp) { return ReduceKind{"0.0", "acc += x;", "acc", true}; })
+      .Case([](ReduceMeanOp) { return ReduceKind{"0.0", "acc += x;", "acc / COUNT", true}; })
+      .Case([](ReduceMaxOp) {
+        return ReduceKind{"-uintBitsToFloat(0x7f800000u)", "acc = t_max(acc, x);", "acc", false};
+      })
+      .Case([](ReduceMinOp) {
+        return ReduceKind{"uintBitsToFloat(0x7f800000u)", "acc = t_min(acc, x);", "acc", false};
+      })
+      .Case([](ReduceProdOp) { return ReduceKind{"1.0", "acc *= x;", "acc", false}; })
+      .Case([](ReduceSumSquareOp) { return ReduceKind{"0.0", "acc += x * x;", "acc", true}; })
+      .Case([](ReduceL1Op) { return ReduceKind{"0.0", "acc += abs(x);", "acc", true}; })
+      .Case([](ReduceL2Op) { return ReduceKind{"0.0", "acc += x * x;", "sqrt(acc)", true}; })
+      .Case([](ReduceLogSumOp) { return ReduceKind{"0.0", "acc += x;", "log(acc)", true}; })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+// A workgroup-wide reduction `name(v)` of its invocations' values: each
+// subgroup's through subgroup arithmetic (`subgroupOp`), then the subgroups'
+// (4 of 32 lanes on NVIDIA, 16 of 8 on lavapipe) through the shared `red`
+// (`combine` folds red[s] into r). Every invocation gets the result.
+std::string workgroupReduction(const char *name, const char *subgroupOp, const char *combine) {
+  return fmt::format(R"(float {}(float v) {{
+  float r = {}(v);
+  if (subgroupElect())
+    red[gl_SubgroupID] = r;
+  barrier();
+  r = red[0];
+  for (uint s = 1u; s < gl_NumSubgroups; ++s)
+    r = {};
+  barrier();
+  return r;
+}}
+)",
+                     name, subgroupOp, combine);
+}
+
 // The shader of one kernel, built up line by line.
 class ShaderBuilder {
 public:
@@ -231,6 +283,9 @@ private:
   // Kernels whose invocation computes one element of their output through a
   // loop of their own (a reduction, a pooling window): the value's name.
   std::optional<std::string> reduceElement(Operation *op);
+  // A sum-like reduction over trailing dims with long runs: a workgroup of
+  // 128 per output, reduced through subgroup arithmetic.
+  std::optional<GlslKernel> reduceRowShader(Operation *op);
   std::optional<std::string> poolElement(Operation *op);
   // Data movement: element i of the output read from one place of an
   // operand (slice, broadcast, concat).
@@ -423,21 +478,7 @@ std::optional<std::string> ShaderBuilder::reduceElement(Operation *op) {
   for (int64_t a : axesAttr.asArrayRef())
     axes.push_back(a < 0 ? a + (int64_t)shape.size() : a);
   llvm::sort(axes);
-  // init, per element x, and the result of the sum or extremum `acc`.
-  struct Kind {
-    const char *init, *step, *result;
-  };
-  std::optional<Kind> kind = llvm::TypeSwitch<Operation *, std::optional<Kind>>(op)
-      .Case([](ReduceSumOp) { return Kind{"0.0", "acc += x;", "acc"}; })
-      .Case([](ReduceMeanOp) { return Kind{"0.0", "acc += x;", "acc / COUNT"}; })
-      .Case([](ReduceMaxOp) { return Kind{"-uintBitsToFloat(0x7f800000u)", "acc = t_max(acc, x);", "acc"}; })
-      .Case([](ReduceMinOp) { return Kind{"uintBitsToFloat(0x7f800000u)", "acc = t_min(acc, x);", "acc"}; })
-      .Case([](ReduceProdOp) { return Kind{"1.0", "acc *= x;", "acc"}; })
-      .Case([](ReduceSumSquareOp) { return Kind{"0.0", "acc += x * x;", "acc"}; })
-      .Case([](ReduceL1Op) { return Kind{"0.0", "acc += abs(x);", "acc"}; })
-      .Case([](ReduceL2Op) { return Kind{"0.0", "acc += x * x;", "sqrt(acc)"}; })
-      .Case([](ReduceLogSumOp) { return Kind{"0.0", "acc += x;", "log(acc)"}; })
-      .Default([](Operation *) { return std::nullopt; });
+  std::optional<ReduceKind> kind = reduceKind(op);
   if (!kind)
     return std::nullopt;
   int64_t count = 1;
@@ -457,11 +498,59 @@ std::optional<std::string> ShaderBuilder::reduceElement(Operation *op) {
   loopOver(shape, axes, "base", "  ", [&](const std::string &index, const std::string &in) {
     body += fmt::format("{}const float x = {};\n{}{}\n", in, load(x, index), in, kind->step);
   });
-  std::string result = kind->result;
-  if (size_t at = result.find("COUNT"); at != std::string::npos)
-    result.replace(at, 5, glslFloat((double)count));
-  body += fmt::format("  const float red = {};\n", result);
+  body += fmt::format("  const float red = {};\n", kind->resultOf(count));
   return std::string("red");
+}
+
+std::optional<GlslKernel> ShaderBuilder::reduceRowShader(Operation *op) {
+  // Per output, a run of at least this many contiguous elements: a loop of
+  // one invocation took EfficientNet-B0's squeeze-and-excitation means (32
+  // outputs of 112 x 112) ~0.1 ms each on the H200.
+  constexpr int64_t kMinCount = 512;
+  std::optional<ReduceKind> kind = reduceKind(op);
+  auto axesAttr = op->getAttrOfType<DenseI64ArrayAttr>("axes");
+  if (!kind || !kind->sum || !axesAttr)
+    return std::nullopt;
+  Value x = op->getOperand(0);
+  ArrayRef<int64_t> shape = typeOf(x).getShape();
+  int64_t rank = (int64_t)shape.size();
+  SmallVector<int64_t> axes;
+  for (int64_t a : axesAttr.asArrayRef())
+    axes.push_back(a < 0 ? a + rank : a);
+  llvm::sort(axes);
+  // The trailing dims, each once: output i reads x[i * count, (i+1) * count).
+  for (auto [n, a] : llvm::enumerate(axes))
+    if (a != rank - (int64_t)axes.size() + (int64_t)n)
+      return std::nullopt;
+  int64_t count = product(shape.take_back(axes.size()));
+  if (axes.empty() || count < kMinCount)
+    return std::nullopt;
+  int64_t outputs = typeOf(x).getNumElements() / count;
+  GlslKernel g = dispatch(outputs);
+  std::string step = kind->step;
+  g.source = header(" (a workgroup per output)",
+                    "#extension GL_KHR_shader_subgroup_arithmetic : require\n"
+                    "layout(local_size_x = 128) in;") +
+             "shared float red[128];\n" +
+             workgroupReduction("reduce_sum", "subgroupAdd", "r + red[s]") +
+             fmt::format(R"(void main() {{
+  const uint o = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+  if (o >= {0}u)
+    return; // the whole workgroup: barriers stay uniform
+  float acc = 0.0;
+  for (uint j = gl_LocalInvocationID.x; j < {1}u; j += 128u) {{
+    const float x = {2};
+    {3}
+  }}
+  acc = reduce_sum(acc);
+  if (gl_LocalInvocationID.x == 0u)
+    {4} = {5};
+}}
+)",
+                         outputs, count, load(x, fmt::format("o * {}u + j", count)), step,
+                         load(op->getResult(0), "o"), kind->resultOf(count));
+  g.subgroupArithmetic = true;
+  return g;
 }
 
 // Max or average over the window of output element i = (n, c, spatial...),
@@ -563,28 +652,11 @@ std::optional<GlslKernel> ShaderBuilder::rowShader(Operation *op) {
   if (len < 32)
     return std::nullopt;
   int64_t rows = typeOf(x).getNumElements() / len;
-  // The row's sum or max over the workgroup: each subgroup's through
-  // subgroup arithmetic, then the subgroups' (4 of 32 lanes on NVIDIA, 16
-  // of 8 on lavapipe) through shared memory. subgroupMax may skip a NaN;
+  // The row's sum or max over the workgroup. subgroupMax may skip a NaN;
   // the row's sum, which every output reads, still carries it.
-  auto reduction = [](const char *name, const char *subgroupOp, const char *combine) {
-    return fmt::format(R"(float {}(float v) {{
-  float r = {}(v);
-  if (subgroupElect())
-    red[gl_SubgroupID] = r;
-  barrier();
-  r = red[0];
-  for (uint s = 1u; s < gl_NumSubgroups; ++s)
-    r = {};
-  barrier();
-  return r;
-}}
-)",
-                       name, subgroupOp, combine);
-  };
   std::string main = "shared float red[128];\n" +
-                     reduction("reduce_sum", "subgroupAdd", "r + red[s]") +
-                     reduction("reduce_max", "subgroupMax", "t_max(r, red[s])");
+                     workgroupReduction("reduce_sum", "subgroupAdd", "r + red[s]") +
+                     workgroupReduction("reduce_max", "subgroupMax", "t_max(r, red[s])");
   main += fmt::format(R"(void main() {{
   const uint row = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
   if (row >= {0}u)
@@ -697,17 +769,28 @@ std::optional<int64_t> ShaderBuilder::axisRows(Operation *op) {
   return std::nullopt;
 }
 
+// Whether a GEMM takes the tiled or the dot-product shader (else a loop
+// per output): enough work for tiles of 16 rows or more, or a few long dot
+// products (fewer than 16 rows or columns, K of 128 or more: a batch-1
+// fully connected layer, or a squeeze-and-excitation 1x1 conv on one pixel,
+// whose loops took ~10 us each on the H200).
+bool gemmShaped(int64_t m, int64_t n, int64_t k, int64_t batches) {
+  constexpr int64_t kMinRows = 16, kMinWork = int64_t(1) << 18, kMinDotK = 128;
+  if (batches > kMaxGroupsX)
+    return false;
+  if (k >= kMinDotK && (m < kMinRows || n < kMinRows))
+    return true;
+  return m >= kMinRows && m * n * k >= kMinWork;
+}
+
 std::optional<ShaderBuilder::TiledGemm> ShaderBuilder::tiledGemm(Operation *anchor,
                                                                  KernelOp kernel) {
-  // Fewer rows than a tile's quarter take the split-K shader, if K is long
-  // enough to split; else the plain loop.
-  constexpr int64_t kMinRows = 16, kMinWork = int64_t(1) << 18, kMinSplitK = 128;
   if (auto mm = dyn_cast<MatMulOp>(anchor)) {
     auto a = typeOf(mm.getLhs()), b = typeOf(mm.getRhs()), y = typeOf(mm.getResult());
     int64_t m = y.getDimSize(y.getRank() - 2), n = y.getDimSize(y.getRank() - 1);
     int64_t kk = mm.getTransposeA() ? a.getDimSize(a.getRank() - 2) : a.getDimSize(a.getRank() - 1);
     int64_t batches = product(y.getShape().drop_back(2));
-    if ((m < kMinRows && kk < kMinSplitK) || m * n * kk < kMinWork || batches > kMaxGroupsX)
+    if (!gemmShaped(m, n, kk, batches))
       return std::nullopt;
     ArrayRef<int64_t> batch = y.getShape().drop_back(2);
     functions += fmt::format("uint batch_a(uint i) {{ return {}; }}\n",
@@ -761,8 +844,7 @@ std::optional<ShaderBuilder::TiledGemm> ShaderBuilder::tiledGemm(Operation *anch
   // groups along z: at batch 32 ResNet-50's 7x7 convs make 8 x 25 tiles,
   // not 32 batches of 8 tiles with N = 49 in 64.
   int64_t images = y.getDimSize(0), batches = groups, columns = images * plane;
-  if ((ocg < kMinRows && cg * taps < kMinSplitK) || ocg * columns * cg * taps < kMinWork ||
-      batches > kMaxGroupsX)
+  if (!gemmShaped(ocg, columns, cg * taps, batches))
     return std::nullopt;
   std::string image = images == 1 ? "0u" : fmt::format("n / {}u", plane);
   std::string pixel = images == 1 ? "n" : fmt::format("n % {}u", plane);
@@ -1139,9 +1221,10 @@ FailureOr<std::vector<GlslKernel>> ShaderBuilder::build() {
       }
       functions += "float epilogue(float acc, uint i) {\n" + body + "  return " + ret + ";\n}\n";
       body = std::move(saved);
-      // A batch-1 fully connected layer's one row: dot products (the tiled
-      // shader would compute 15 rows of zeros in each tile).
-      if (t->m < 16 && t->k >= 128)
+      // A batch-1 fully connected layer's one row, or a single column:
+      // dot products (the tiled shader would compute 15 rows of zeros in
+      // each tile).
+      if ((t->m < 16 || t->n < 16) && t->k >= 128)
         return std::vector<GlslKernel>{dotProductShader(*t)};
       TileShape shape = tileShape(*t, options.fp16Gemm);
       std::vector<GlslKernel> dispatches{options.fp16Gemm ? coopMatrixShader(*t, shape)
@@ -1193,6 +1276,8 @@ FailureOr<std::vector<GlslKernel>> ShaderBuilder::build() {
     return std::vector<GlslKernel>{*g};
   } else if (std::optional<int64_t> rows = axisRows(op)) {
     elements = *rows;
+  } else if (std::optional<GlslKernel> g = reduceRowShader(op)) {
+    return std::vector<GlslKernel>{*g};
   } else if (std::optional<std::string> r = reduceElement(op)) {
     result = *r;
   } else if (std::optional<std::string> r = poolElement(op)) {

@@ -26,6 +26,10 @@ usage: make_spirv_model.py OUT_DIR
     Y17 = LogSoftmax(Z2[4, 3, 200], axis 2)
     Y18 = Relu(L[70, 700] @ W10 + B10)   (K split over 9 workgroups, ragged)
     Y19 = Relu(Conv1x1(X2, W11, B11, group 2))
+  and a squeeze-and-excitation's parts:
+    Y20 = ReduceMean(X2, axes [2, 3])        (runs of 1620: a workgroup per output)
+    Y21 = Sigmoid(Conv1x1(GlobalAveragePool(X3), W12[48, 256, 1, 1], B12))   (one column: dot
+                                                                              products)
   OUT_DIR/x.npy, OUT_DIR/m.npy: inputs.
 The test compares the SPIR-V build's outputs with the C++ build's.
 """
@@ -108,6 +112,13 @@ def main():
     ]
     inits += [init("W10", (700, 50), 0.05), init("B10", (50,)), init("W11", (96, 4, 1, 1)),
               init("B11", (96,))]
+    nodes += [
+        helper.make_node("ReduceMean", ["X2"], ["Y20"], name="plane_mean", axes=[2, 3]),
+        helper.make_node("GlobalAveragePool", ["X3"], ["G3"], name="squeeze"),
+        helper.make_node("Conv", ["G3", "W12", "B12"], ["C12"], name="excite"),
+        helper.make_node("Sigmoid", ["C12"], ["Y21"], name="excite_sigmoid"),
+    ]
+    inits += [init("W12", (48, 256, 1, 1), 0.1), init("B12", (48,))]
     inits += [init("W5", (32, 4, 3, 2)), init("B5", (32,)), init("Q", (3, 33, 130), 0.3),
               init("B6", (130,)), init("W6", (150, 33), 0.3), init("B7", (150,)),
               numpy_helper.from_array(np.array([140, 33], np.int64), "p2")]
@@ -144,7 +155,9 @@ def main():
          helper.make_tensor_value_info("Y16", TensorProto.FLOAT, [4, 40, 3]),
          helper.make_tensor_value_info("Y17", TensorProto.FLOAT, [4, 3, 200]),
          helper.make_tensor_value_info("Y18", TensorProto.FLOAT, [70, 50]),
-         helper.make_tensor_value_info("Y19", TensorProto.FLOAT, [2, 96, 54, 30])],
+         helper.make_tensor_value_info("Y19", TensorProto.FLOAT, [2, 96, 54, 30]),
+         helper.make_tensor_value_info("Y20", TensorProto.FLOAT, [2, 8, 1, 1]),
+         helper.make_tensor_value_info("Y21", TensorProto.FLOAT, [1, 48, 1, 1])],
         inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
     model.ir_version = 8
