@@ -15,7 +15,10 @@
 #include "compiler/Support/ElementsData.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
+
+#include "tract/rt/data/resize_ref.h"
 
 #include <fmt/format.h>
 
@@ -228,6 +231,7 @@ private:
                          std::string &indent);
   FailureOr<std::string> convElement(ConvOp conv, KernelOp kernel);
   FailureOr<std::string> matmulElement(MatMulOp matmul, KernelOp kernel);
+  FailureOr<std::string> convTransposeElement(ConvTransposeOp ct, KernelOp kernel);
   // A conv or matmul as a GEMM for the tiled shader, per batch (z) index:
   // C[m][n] = sum_k A[m][k] * B[k][n] (+ bias[m]), written at out_index.
   // The functions load_a, load_b, out_index, bias_of go into `functions`.
@@ -290,6 +294,10 @@ private:
   // Data movement: element i of the output read from one place of an
   // operand (slice, broadcast, concat).
   std::optional<std::string> movedElement(Operation *op);
+  // Resize with static scales: each axis's taps (positions and weights,
+  // from the runtime's reference code: the CPU target's numbers) computed
+  // here, per output coordinate, and baked into the shader as tables.
+  FailureOr<std::string> resizeElement(ResizeOp resize);
   // Kernels whose invocation writes a whole row (softmax along an axis,
   // layer norm): the invocation count; the body stores the row itself.
   std::optional<int64_t> axisRows(Operation *op);
@@ -407,6 +415,142 @@ FailureOr<std::string> ShaderBuilder::convElement(ConvOp conv, KernelOp kernel) 
     wIndex = fmt::format("({} * {}u + k{})", wIndex, w.getDimSize(2 + d), d);
   body += fmt::format("{}acc += {} * {};\n", indent, load(outer(conv.getInput(), kernel), xIndex),
                       load(outer(conv.getWeight(), kernel), wIndex));
+  for (int64_t d = rank; d >= 0; --d) {
+    indent.resize(indent.size() - 2);
+    body += indent + "}\n";
+  }
+  return std::string("acc");
+}
+
+FailureOr<std::string> ShaderBuilder::resizeElement(ResizeOp resize) {
+  // Tables of up to 4 taps per output coordinate: at most this many
+  // coordinates over the interpolated axes.
+  constexpr int64_t kMaxTableCoords = 1 << 14;
+  auto x = typeOf(resize.getInput()), y = typeOf(resize.getResult());
+  int64_t rank = x.getRank();
+  if (resize.getRuntimeScales() || resize.getRuntimeRoi())
+    return resize.emitError("not supported by --target=spirv yet: ")
+           << "Resize with scales or roi computed at run time";
+  if (rank > ::tract::rt::kMaxRank || x.getNumElements() == 0)
+    return resize.emitError("not supported by --target=spirv yet: ")
+           << "Resize of rank " << rank << " or of an empty input";
+  ::tract::rt::ResizeParams p = {};
+  p.rank = (int)rank;
+  for (int64_t d = 0; d < rank; ++d) {
+    p.in_shape[d] = x.getDimSize(d);
+    p.out_shape[d] = y.getDimSize(d);
+    p.scales[d] = resize.getScales()[d];
+    p.roi_start[d] = resize.getRoi()[d];
+    p.roi_end[d] = resize.getRoi()[rank + d];
+  }
+  StringRef mode = resize.getMode(), coord = resize.getCoordinateTransformationMode(),
+            nearest = resize.getNearestMode();
+  using ::tract::rt::ResizeCoord, ::tract::rt::ResizeMode, ::tract::rt::ResizeNearest;
+  p.mode = mode == "linear" ? ResizeMode::Linear
+           : mode == "cubic" ? ResizeMode::Cubic
+                             : ResizeMode::Nearest;
+  p.coord = coord == "pytorch_half_pixel"     ? ResizeCoord::PytorchHalfPixel
+            : coord == "align_corners"        ? ResizeCoord::AlignCorners
+            : coord == "asymmetric"           ? ResizeCoord::Asymmetric
+            : coord == "tf_crop_and_resize"   ? ResizeCoord::TfCropAndResize
+            : coord == "tf_half_pixel_for_nn" ? ResizeCoord::TfHalfPixelForNN
+                                              : ResizeCoord::HalfPixel;
+  p.nearest = nearest == "round_prefer_ceil" ? ResizeNearest::RoundPreferCeil
+              : nearest == "floor"           ? ResizeNearest::Floor
+              : nearest == "ceil"            ? ResizeNearest::Ceil
+                                             : ResizeNearest::RoundPreferFloor;
+  p.cubic_coeff_a = resize.getCubicCoeffA().convertToFloat();
+  p.exclude_outside = resize.getExcludeOutside();
+  p.extrapolation_value = resize.getExtrapolationValue().convertToFloat();
+
+  // Output coordinate o<d>; an axis whose every coordinate reads its own
+  // position with weight 1 adds o<d> * stride, the others loop over their
+  // taps (none: tf_crop_and_resize outside the roi).
+  int64_t coords = 0;
+  std::string base = "0u", tables, loops, weight = "1.0", offset = "base", closes;
+  SmallVector<int64_t> strides(rank);
+  for (int64_t d = rank - 1, st = 1; d >= 0; st *= x.getDimSize(d), --d)
+    strides[d] = st;
+  body += "  bool outside = false;\n  uint r = i;\n";
+  for (int64_t d = rank - 1; d >= 0; --d)
+    body += fmt::format("  const uint o{0} = r % {1}u; r /= {1}u;\n", d, y.getDimSize(d));
+  std::string indent = "  ";
+  for (int64_t d = 0; d < rank; ++d) {
+    ::tract::rt::detail::ResizeAxis axis;
+    ::tract::rt::detail::resize_axis_setup(p, (int)d, strides[d], &axis);
+    SmallVector<std::string> counts, offsets, weights;
+    bool identity = y.getDimSize(d) == x.getDimSize(d);
+    for (int64_t o = 0; o < y.getDimSize(d); ++o) {
+      ::tract::rt::detail::ResizeTaps taps;
+      ::tract::rt::detail::resize_taps(p, axis, o, &taps);
+      int n = taps.outside ? 0 : taps.n;
+      identity &= n == 1 && taps.off[0] == o * strides[d] && taps.c[0] == 1.0;
+      counts.push_back(fmt::format("{}u", n));
+      for (int t = 0; t < 4; ++t) {
+        offsets.push_back(fmt::format("{}u", t < n ? taps.off[t] : 0));
+        weights.push_back(glslFloat(t < n ? taps.c[t] : 0.0));
+      }
+    }
+    if (identity) {
+      base = fmt::format("{} + o{} * {}u", base, d, strides[d]);
+      continue;
+    }
+    coords += y.getDimSize(d);
+    if (coords > kMaxTableCoords)
+      return resize.emitError("not supported by --target=spirv yet: ")
+             << "Resize to more than " << kMaxTableCoords << " coordinates";
+    tables += fmt::format("const uint N{0}[] = uint[]({1});\nconst uint A{0}[] = uint[]({2});\n"
+                          "const float W{0}[] = float[]({3});\n",
+                          d, llvm::join(counts, ", "), llvm::join(offsets, ", "),
+                          llvm::join(weights, ", "));
+    loops += fmt::format("{0}for (uint t{1} = 0u; t{1} < N{1}[o{1}]; ++t{1}) {{\n", indent, d);
+    indent += "  ";
+    weight += fmt::format(" * W{0}[o{0} * 4u + t{0}]", d);
+    offset += fmt::format(" + A{0}[o{0} * 4u + t{0}]", d);
+    closes = indent.substr(2) + "}\n" + closes;
+    body += fmt::format("  if (N{0}[o{0}] == 0u) outside = true;\n", d);
+  }
+  functions += tables;
+  body += fmt::format("  const uint base = {};\n  float acc = 0.0;\n{}{}acc += {} * {};\n{}",
+                      base, loops, indent, weight, load(resize.getInput(), offset), closes);
+  body += fmt::format("  const float res = outside ? {} : acc;\n",
+                      glslFloat(p.extrapolation_value));
+  return std::string("res");
+}
+
+// acc = bias[oc] + sum over the group's input channels ic and the kernel
+// taps k of x[n, ic, p] * w[ic, oc in its group, k], for output element
+// i = (n, oc, o...) and each input position p with p * stride + k *
+// dilation - pad_begin = o (per spatial dim).
+FailureOr<std::string> ShaderBuilder::convTransposeElement(ConvTransposeOp ct, KernelOp kernel) {
+  auto x = typeOf(ct.getInput()), w = typeOf(ct.getWeight()), y = typeOf(ct.getResult());
+  int64_t rank = y.getRank() - 2, group = ct.getGroup();
+  int64_t oc = y.getDimSize(1), cg = x.getDimSize(1) / group, ocg = oc / group;
+  auto strides = ct.getStrides(), dilations = ct.getDilations(), pads = ct.getPads();
+  body += "  uint r = i;\n";
+  for (int64_t d = rank - 1; d >= 0; --d)
+    body += fmt::format("  const uint o{0} = r % {1}u; r /= {1}u;\n", d, y.getDimSize(2 + d));
+  body += fmt::format("  const uint oc = r % {0}u; const uint n = r / {0}u;\n", oc);
+  body += fmt::format("  const uint g = oc / {0}u, j = oc % {0}u;\n", ocg);
+  std::string acc = ct.getBias() ? load(outer(ct.getBias(), kernel), "oc") : "0.0";
+  body += fmt::format("  float acc = {};\n", acc);
+  body += fmt::format("  for (uint c = 0u; c < {}u; ++c) {{\n", cg);
+  body += fmt::format("    const uint ic = g * {}u + c;\n", cg);
+  std::string indent = "    ", xIndex = fmt::format("(n * {}u + ic)", x.getDimSize(1)),
+              wIndex = fmt::format("(ic * {}u + j)", ocg);
+  for (int64_t d = 0; d < rank; ++d) {
+    body += fmt::format("{0}for (uint k{1} = 0u; k{1} < {2}u; ++k{1}) {{\n", indent, d,
+                        w.getDimSize(2 + d));
+    indent += "  ";
+    // q = p * stride: a tap reaches o only from a whole input position.
+    body += fmt::format("{0}const int q{1} = int(o{1}) + {2} - int(k{1} * {3}u);\n"
+                        "{0}if (q{1} < 0 || q{1} % {4} != 0 || q{1} / {4} >= {5}) continue;\n",
+                        indent, d, pads[d], dilations[d], strides[d], x.getDimSize(2 + d));
+    xIndex = fmt::format("({} * {}u + uint(q{} / {}))", xIndex, x.getDimSize(2 + d), d, strides[d]);
+    wIndex = fmt::format("({} * {}u + k{})", wIndex, w.getDimSize(2 + d), d);
+  }
+  body += fmt::format("{}acc += {} * {};\n", indent, load(outer(ct.getInput(), kernel), xIndex),
+                      load(outer(ct.getWeight(), kernel), wIndex));
   for (int64_t d = rank; d >= 0; --d) {
     indent.resize(indent.size() - 2);
     body += indent + "}\n";
@@ -1245,9 +1389,10 @@ FailureOr<std::vector<GlslKernel>> ShaderBuilder::build() {
     std::string accName;
     if (anchor) {
       FailureOr<std::string> a =
-          isa<ConvOp>(anchor) ? convElement(cast<ConvOp>(anchor), kernel)
-          : isa<MatMulOp>(anchor)
-              ? matmulElement(cast<MatMulOp>(anchor), kernel)
+          isa<ConvOp>(anchor)   ? convElement(cast<ConvOp>(anchor), kernel)
+          : isa<MatMulOp>(anchor) ? matmulElement(cast<MatMulOp>(anchor), kernel)
+          : isa<ConvTransposeOp>(anchor)
+              ? convTransposeElement(cast<ConvTransposeOp>(anchor), kernel)
               : FailureOr<std::string>(anchor->emitError("not supported by --target=spirv yet: ")
                                        << anchor->getName());
       if (failed(a))
@@ -1269,6 +1414,16 @@ FailureOr<std::vector<GlslKernel>> ShaderBuilder::build() {
     result = *r;
   } else if (auto mm = dyn_cast<MatMulOp>(op)) {
     FailureOr<std::string> r = matmulElement(mm, nullptr);
+    if (failed(r))
+      return failure();
+    result = *r;
+  } else if (auto rs = dyn_cast<ResizeOp>(op)) {
+    FailureOr<std::string> r = resizeElement(rs);
+    if (failed(r))
+      return failure();
+    result = *r;
+  } else if (auto ct = dyn_cast<ConvTransposeOp>(op)) {
+    FailureOr<std::string> r = convTransposeElement(ct, nullptr);
     if (failed(r))
       return failure();
     result = *r;

@@ -30,6 +30,11 @@ usage: make_spirv_model.py OUT_DIR
     Y20 = ReduceMean(X2, axes [2, 3])        (runs of 1620: a workgroup per output)
     Y21 = Sigmoid(Conv1x1(GlobalAveragePool(X3), W12[48, 256, 1, 1], B12))   (one column: dot
                                                                               products)
+  and Y22 = Relu(ConvTranspose(X, W13[4, 3, 3, 3], B13, group 2, strides 2, dilations (1, 2),
+                               pads 1, output_padding 1))
+  and Y23 = Resize(X, scales [1, 1, 2, 1.5], linear, half_pixel)
+      Y24 = Resize(X, sizes [1, 4, 3, 11], nearest, asymmetric, floor)
+      Y25 = Resize(X, scales [1, 1, 0.6, 1.3], cubic, exclude_outside)
   OUT_DIR/x.npy, OUT_DIR/m.npy: inputs.
 The test compares the SPIR-V build's outputs with the C++ build's.
 """
@@ -119,6 +124,25 @@ def main():
         helper.make_node("Sigmoid", ["C12"], ["Y21"], name="excite_sigmoid"),
     ]
     inits += [init("W12", (48, 256, 1, 1), 0.1), init("B12", (48,))]
+    nodes += [
+        helper.make_node("ConvTranspose", ["X", "W13", "B13"], ["T13"], name="deconv", group=2,
+                         strides=[2, 2], dilations=[1, 2], pads=[1, 1, 1, 1],
+                         output_padding=[1, 1]),
+        helper.make_node("Relu", ["T13"], ["Y22"], name="deconv_relu"),
+    ]
+    inits += [init("W13", (4, 3, 3, 3)), init("B13", (6,))]
+    nodes += [
+        helper.make_node("Resize", ["X", "", "scales23"], ["Y23"], name="upsample",
+                         mode="linear", coordinate_transformation_mode="half_pixel"),
+        helper.make_node("Resize", ["X", "", "", "sizes24"], ["Y24"], name="nearest",
+                         mode="nearest", coordinate_transformation_mode="asymmetric",
+                         nearest_mode="floor"),
+        helper.make_node("Resize", ["X", "", "scales25"], ["Y25"], name="cubic", mode="cubic",
+                         exclude_outside=1),
+    ]
+    inits += [numpy_helper.from_array(np.array(v, np.float32), n) for n, v in
+              (("scales23", [1, 1, 2, 1.5]), ("scales25", [1, 1, 0.6, 1.3]))]
+    inits += [numpy_helper.from_array(np.array([1, 4, 3, 11], np.int64), "sizes24")]
     inits += [init("W5", (32, 4, 3, 2)), init("B5", (32,)), init("Q", (3, 33, 130), 0.3),
               init("B6", (130,)), init("W6", (150, 33), 0.3), init("B7", (150,)),
               numpy_helper.from_array(np.array([140, 33], np.int64), "p2")]
@@ -157,7 +181,11 @@ def main():
          helper.make_tensor_value_info("Y18", TensorProto.FLOAT, [70, 50]),
          helper.make_tensor_value_info("Y19", TensorProto.FLOAT, [2, 96, 54, 30]),
          helper.make_tensor_value_info("Y20", TensorProto.FLOAT, [2, 8, 1, 1]),
-         helper.make_tensor_value_info("Y21", TensorProto.FLOAT, [1, 48, 1, 1])],
+         helper.make_tensor_value_info("Y21", TensorProto.FLOAT, [1, 48, 1, 1]),
+         helper.make_tensor_value_info("Y22", TensorProto.FLOAT, [1, 6, 14, 16]),
+         helper.make_tensor_value_info("Y23", TensorProto.FLOAT, [1, 4, 14, 10]),
+         helper.make_tensor_value_info("Y24", TensorProto.FLOAT, [1, 4, 3, 11]),
+         helper.make_tensor_value_info("Y25", TensorProto.FLOAT, [1, 4, 4, 9])],
         inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
     model.ir_version = 8
