@@ -6,8 +6,8 @@ usage: run_gpu_bench.py BIN_DIR... [--repeat N] [--no-torch]
 BIN_DIR/NAME/{model, input_0.npy, expected_0.npy} come from bench/gpu/prepare.py. For each:
 the binary's output against torch's (max abs diff; the issue's bound is 1e-3), then its
 `--repeat N` median (one run = inputs staged in, the recorded command buffer submitted, outputs
-read back), and the device's time in its kernels (TRACT_VK_PROFILE's timestamps, which add a
-little of their own). PyTorch (the machine's own, CUDA) times the same architecture with random weights,
+read back), and the device's time in its kernels (TRACT_VK_PROFILE=total: a timestamp after
+the input copies and one after the last kernel). PyTorch (the machine's own, CUDA) times the same architecture with random weights,
 input already on the GPU: eager, and replaying a CUDA graph; medians of N runs timed with CUDA
 events. Prints a Markdown table, then for a BIN_DIR/gemm (prepare.py --gemm N) the GEMM's
 TFLOP/s beside cuBLAS's. Where prepare.py --fp16-gemm built BIN_DIR/NAME/model_fp16, a second row
@@ -37,9 +37,10 @@ def tractc_run(d, repeat, binary="model"):
     diff = float(np.abs(y.astype(np.float64) - want).max())
     r = subprocess.run([exe, x, "-o", out, "--repeat", str(repeat)], capture_output=True, text=True)
     m = re.search(r"median_ms=([\d.]+)", r.stdout)
-    # The device's own time: the kernels' timestamps (TRACT_VK_PROFILE), without the host's
-    # staging copies, submission and fence wait; the mean over the runs.
-    env = dict(os.environ, TRACT_VK_PROFILE="1")
+    # The device's own time: the kernels' timestamps (TRACT_VK_PROFILE=total: the first and
+    # the last only, so concurrent kernels stay concurrent), without the host's staging
+    # copies, submission and fence wait; the mean over the runs.
+    env = dict(os.environ, TRACT_VK_PROFILE="total")
     p = subprocess.run([exe, x, "-o", out, "--repeat", str(repeat)], capture_output=True,
                        text=True, env=env)
     k = re.search(r"([\d.]+) ms in kernels per run", p.stdout + p.stderr)

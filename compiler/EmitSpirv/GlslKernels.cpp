@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/EmitSpirv/GlslKernels.h"
 #include "compiler/EmitSpirv/CoopMatrixGemm.h"
+#include "compiler/EmitSpirv/PermutedStores.h"
 
 #include "compiler/Emit/KernelCalls.h"
 #include "compiler/Support/ElementsData.h"
@@ -194,14 +195,21 @@ std::string workgroupReduction(const char *name, const char *subgroupOp, const c
 // The shader of one kernel, built up line by line.
 class ShaderBuilder {
 public:
-  ShaderBuilder(const Kernel &k, const GpuLayout &layout, const GlslOptions &options)
-      : k(k), layout(layout), options(options) {}
+  ShaderBuilder(const Kernel &k, const GpuLayout &layout, const GlslOptions &options,
+                int64_t scratchOffset)
+      : k(k), layout(layout), options(options), scratchOffset(scratchOffset) {}
 
   FailureOr<std::vector<GlslKernel>> build();
 
 private:
   // Operand `v` of the kernel at element index `index` (a GLSL uint expression).
   std::string load(Value v, const std::string &index) const {
+    if (auto p = layout.permutedStores.find(v); p != layout.permutedStores.end()) {
+      // Only the producer touches v: its stores go to the transpose's output.
+      GpuLocation to = layout.where.lookup(p->second.to);
+      return fmt::format("{}[{}u + ({})]", bufferOf(to), to.offset,
+                         permutedIndex(typeOf(v).getShape(), p->second.perm, index));
+    }
     GpuLocation at = layout.where.lookup(v);
     return fmt::format("{}[{}u + ({})]", bufferOf(at), at.offset, index);
   }
@@ -281,6 +289,12 @@ private:
     g.groups[1] = (uint32_t)((groups + kMaxGroupsX - 1) / kMaxGroupsX);
     return g;
   }
+  // Records that `g` writes or reads `partials` partial sums from the
+  // kernel's scratch slot.
+  void usesScratch(GlslKernel &g, int64_t partials) const {
+    g.scratchOffset = scratchOffset;
+    g.scratchFloats = partials;
+  }
   // The parts every shader starts with: version, name, bindings, prelude,
   // the kernel's functions.
   std::string header(StringRef what, StringRef layout) const;
@@ -324,6 +338,7 @@ private:
   const Kernel &k;
   const GpuLayout &layout;
   const GlslOptions &options;
+  int64_t scratchOffset; // floats: where a split K's partial sums go
   uint32_t firstChunk = 0, chunks = 0;
   std::string functions, body;
   int counter = 0;
@@ -1088,7 +1103,7 @@ GlslKernel ShaderBuilder::gemmDispatch(const TiledGemm &t, const TileShape &shap
   if (t.m * t.n * t.batches == 0)
     g.groups[0] = g.groups[1] = g.groups[2] = 0;
   if (shape.splits > 1)
-    g.scratchFloats = shape.splits * t.batches * t.m * t.n;
+    usesScratch(g, shape.splits * t.batches * t.m * t.n);
   return g;
 }
 
@@ -1097,7 +1112,7 @@ std::string ShaderBuilder::gemmStore(const TileShape &shape, const std::string &
   // the scratch; the reduction adds the bias and runs the epilogue.
   if (shape.splits > 1)
     return fmt::format("arena[{}u + (gl_WorkGroupID.z * M + m) * N + n] = {};",
-                       layout.scratchOffset, value);
+                       scratchOffset, value);
   return fmt::format("const uint o = out_index(bz, m, n);\n        {} = "
                      "epilogue({} + bias_of(bz, m), o);",
                      load(k.op->getResult(0), "o"), value);
@@ -1240,7 +1255,7 @@ void main() {{
 GlslKernel ShaderBuilder::splitSumShader(const TiledGemm &t, const TileShape &shape) {
   int64_t outputs = t.batches * t.m * t.n;
   GlslKernel g = dispatch((outputs + kLocalSize - 1) / kLocalSize);
-  g.scratchFloats = shape.splits * outputs; // read, as the first dispatch wrote them
+  usesScratch(g, shape.splits * outputs); // reads what the first dispatch wrote
   g.source = header(" (split-K sum)", fmt::format("layout(local_size_x = {}) in;", kLocalSize));
   g.source += fmt::format(R"(void main() {{
   const uint i = gl_GlobalInvocationID.y * (gl_NumWorkGroups.x * {0}u) + gl_GlobalInvocationID.x;
@@ -1254,7 +1269,7 @@ GlslKernel ShaderBuilder::splitSumShader(const TiledGemm &t, const TileShape &sh
 }}
 )",
                           kLocalSize, outputs, t.n, t.m, t.m * t.n, shape.splits,
-                          layout.scratchOffset, load(k.op->getResult(0), "o"));
+                          scratchOffset, load(k.op->getResult(0), "o"));
   return g;
 }
 
@@ -1312,6 +1327,8 @@ void main() {{
 
 FailureOr<std::vector<GlslKernel>> ShaderBuilder::build() {
   Operation *op = k.op;
+  if (layout.absorbed.count(op))
+    return std::vector<GlslKernel>{}; // its producer stored its output
   if (op->getNumResults() != 1)
     return op->emitError("not supported by --target=spirv yet: ") << op->getName();
   // Every tensor the kernel touches is f32 (the other element types come in
@@ -1530,8 +1547,9 @@ FailureOr<GpuLayout> GpuLayout::build(const PlannedModel &pm, func::FuncOp func)
 }
 
 FailureOr<std::vector<GlslKernel>> buildGlslKernels(const Kernel &k, const GpuLayout &layout,
-                                                    const GlslOptions &options) {
-  return ShaderBuilder(k, layout, options).build();
+                                                    const GlslOptions &options,
+                                                    int64_t scratchOffset) {
+  return ShaderBuilder(k, layout, options, scratchOffset).build();
 }
 
 } // namespace mlir::tract

@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <string>
 #include <vector>
@@ -34,7 +35,7 @@ struct GpuLocation {
 /// the weights are re-laid in chunks no tensor straddles, each bound as its
 /// own storage buffer range (Vulkan guarantees a range of 2^27 bytes).
 /// Past the outputs, from scratchOffset, the arena holds the split-K GEMMs'
-/// partial sums (one kernel's at a time: the kernels run in order).
+/// partial sums (in slots the emitter assigns: SpirvEmitter.cpp).
 struct GpuLayout {
   static constexpr int64_t kChunkBytes = int64_t(1) << 27;
   int64_t arenaBytes = 0;
@@ -42,18 +43,27 @@ struct GpuLayout {
   std::string weights;
   llvm::DenseMap<Value, GpuLocation> where;
   std::vector<int64_t> inputOffsets, outputOffsets; // bytes, in the arena
+  /// Kernel results stored where the one transpose reading them puts each
+  /// element (PermutedStores.h); that transpose is in `absorbed` and has
+  /// no dispatch.
+  struct PermutedStore {
+    Value to;
+    SmallVector<int64_t> perm;
+  };
+  llvm::DenseMap<Value, PermutedStore> permutedStores;
+  llvm::DenseSet<Operation *> absorbed;
   /// Fails, naming the value's producer, for what the GPU cannot hold yet
   /// (a constant returned as an output, a constant larger than a chunk).
   static FailureOr<GpuLayout> build(const PlannedModel &pm, func::FuncOp func);
 };
 
 /// One dispatch: its shader and group counts, the weight chunks it binds
-/// and the floats it writes or reads at the layout's scratchOffset.
+/// and the floats it writes or reads in the scratch, from scratchOffset.
 struct GlslKernel {
   std::string source;
   uint32_t groups[3] = {1, 1, 1};
   uint32_t firstChunk = 0, weightChunks = 0;
-  int64_t scratchFloats = 0;
+  int64_t scratchOffset = 0, scratchFloats = 0; // in floats
   bool subgroupArithmetic = false; // the device must have it (ModelDesc::features)
   bool coopMatrix = false;         // likewise: fp16 cooperative matrices (CoopMatrixGemm.h)
 };
@@ -65,10 +75,12 @@ struct GlslOptions {
 };
 
 /// The dispatches of `k`, run in order (one, or a split-K GEMM's partial
-/// sums and then their reduction), or an error on its op naming what the
-/// SPIR-V target does not support yet.
+/// sums and then their reduction, through the arena from `scratchOffset`
+/// floats on), or an error on its op naming what the SPIR-V target does not
+/// support yet.
 FailureOr<std::vector<GlslKernel>> buildGlslKernels(const Kernel &k, const GpuLayout &layout,
-                                                    const GlslOptions &options);
+                                                    const GlslOptions &options,
+                                                    int64_t scratchOffset);
 
 } // namespace mlir::tract
 

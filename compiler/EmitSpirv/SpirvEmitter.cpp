@@ -13,6 +13,7 @@
 
 #include "compiler/Emit/EmitCommon.h"
 #include "compiler/EmitSpirv/GlslKernels.h"
+#include "compiler/EmitSpirv/PermutedStores.h"
 #include "compiler/EmitSpirv/ShaderCompiler.h"
 #include "compiler/Support/ElementsData.h"
 
@@ -58,47 +59,64 @@ bool overlap(const ByteRanges &a, const ByteRanges &b) {
   return false;
 }
 
-// Marks the dispatches that need no barrier before them: nothing they read
-// was written, and nothing they write was read or written, by the
-// dispatches since the last barrier (ResNet's downsampling conv beside its
-// block's first conv, an encoder's q, k and v projections). A split-K GEMM
-// reads and writes the scratch: its two dispatches, and two split GEMMs,
-// stay ordered.
-void markConcurrent(CompiledModel &m) {
-  ByteRanges groupReads, groupWrites;
-  bool first = true;
-  for (CompiledKernel &c : m.kernels) {
-    ByteRanges reads, writes;
-    auto range = [&](Value v) -> std::optional<std::pair<int64_t, int64_t>> {
-      GpuLocation at = m.layout.where.lookup(v);
-      if (at.chunk >= 0)
-        return std::nullopt; // a weight: never written
-      return std::make_pair(at.offset * 4, at.offset * 4 + tensorBytes(v.getType()));
-    };
+// Orders the dispatches in levels with a barrier between levels and none
+// inside one: a dispatch's level is one past the highest of the earlier
+// dispatches it conflicts with (it reads what they write, or writes what
+// they read or write), so dispatches that conflict keep their order and
+// independent ones share a level (ResNet's downsampling conv beside its
+// block's first conv; an encoder's q, k and v projections, then their
+// split-K sums). A split-K GEMM reads and writes its scratch slot: its two
+// dispatches stay ordered, and so do two split GEMMs given the same slot.
+void scheduleDispatches(CompiledModel &m) {
+  auto range = [&](Value v) -> std::optional<std::pair<int64_t, int64_t>> {
+    auto p = m.layout.permutedStores.find(v);
+    if (p != m.layout.permutedStores.end())
+      v = p->second.to; // the producer writes the transpose's output
+    GpuLocation at = m.layout.where.lookup(v);
+    if (at.chunk >= 0)
+      return std::nullopt; // a weight: never written
+    return std::make_pair(at.offset * 4, at.offset * 4 + tensorBytes(v.getType()));
+  };
+  size_t n = m.kernels.size();
+  std::vector<ByteRanges> reads(n), writes(n);
+  std::vector<int> level(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    CompiledKernel &c = m.kernels[i];
+    if (c.glsl.groups[0] == 0 || c.glsl.groups[1] == 0 || c.glsl.groups[2] == 0)
+      continue; // the runtime records nothing for it
     for (Value v : c.kernel->op->getOperands())
       if (auto r = range(v))
-        reads.push_back(*r);
+        reads[i].push_back(*r);
     for (Value v : c.kernel->op->getResults())
       if (auto r = range(v))
-        writes.push_back(*r);
+        writes[i].push_back(*r);
     if (c.glsl.scratchFloats > 0) {
-      int64_t at = m.layout.scratchOffset * 4;
-      reads.push_back({at, at + c.glsl.scratchFloats * 4});
-      writes.push_back({at, at + c.glsl.scratchFloats * 4});
+      int64_t at = c.glsl.scratchOffset * 4;
+      reads[i].push_back({at, at + c.glsl.scratchFloats * 4});
+      writes[i].push_back({at, at + c.glsl.scratchFloats * 4});
     }
-    bool empty = c.glsl.groups[0] == 0 || c.glsl.groups[1] == 0 || c.glsl.groups[2] == 0;
-    if (empty)
-      continue; // the runtime records nothing for it
-    c.concurrent = !first && !overlap(reads, groupWrites) && !overlap(writes, groupWrites) &&
-                   !overlap(writes, groupReads);
-    if (!c.concurrent) {
-      groupReads.clear();
-      groupWrites.clear();
-    }
-    first = false;
-    groupReads.insert(groupReads.end(), reads.begin(), reads.end());
-    groupWrites.insert(groupWrites.end(), writes.begin(), writes.end());
+    for (size_t j = 0; j < i; ++j)
+      if (level[j] >= level[i] &&
+          (overlap(reads[i], writes[j]) || overlap(writes[i], writes[j]) ||
+           overlap(writes[i], reads[j])))
+        level[i] = level[j] + 1;
   }
+  std::vector<size_t> order(n);
+  for (size_t i = 0; i < n; ++i)
+    order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return level[a] < level[b]; });
+  std::vector<CompiledKernel> sorted;
+  int previous = -1;
+  for (size_t i : order) {
+    CompiledKernel &c = m.kernels[i];
+    bool empty = c.glsl.groups[0] == 0 || c.glsl.groups[1] == 0 || c.glsl.groups[2] == 0;
+    c.concurrent = !empty && level[i] == previous;
+    if (!empty)
+      previous = level[i];
+    sorted.push_back(std::move(c));
+  }
+  m.kernels = std::move(sorted);
 }
 
 FailureOr<CompiledModel> compileModel(ModuleOp module, const GlslOptions &options,
@@ -113,17 +131,42 @@ FailureOr<CompiledModel> compileModel(ModuleOp module, const GlslOptions &option
   if (failed(layout))
     return failure();
   m.layout = std::move(*layout);
+  findPermutedStores(m.pm, m.layout);
+  // The split-K GEMMs' partial sums go to kScratchSlots slots in turn, each
+  // as large as the largest: independent GEMMs in a row (an encoder's q, k
+  // and v projections) then touch different bytes and run concurrently
+  // (scheduleDispatches). Each kernel's dispatches are built once to size the
+  // slots, and those that use the scratch again for theirs.
+  constexpr int64_t kScratchSlots = 3;
+  std::vector<std::vector<GlslKernel>> built;
+  int64_t slotFloats = 0;
+  for (const Kernel &k : m.pm.kernels) {
+    FailureOr<std::vector<GlslKernel>> dispatches =
+        buildGlslKernels(k, m.layout, options, m.layout.scratchOffset);
+    if (failed(dispatches))
+      return failure();
+    for (const GlslKernel &g : *dispatches)
+      slotFloats = std::max(slotFloats, (g.scratchFloats + 15) / 16 * 16);
+    built.push_back(std::move(*dispatches));
+  }
+  int64_t splitGemms = 0;
+  for (auto [k, dispatches] : llvm::zip(m.pm.kernels, built)) {
+    if (llvm::none_of(dispatches, [](const GlslKernel &g) { return g.scratchFloats > 0; }))
+      continue;
+    if (int64_t slot = splitGemms++ % kScratchSlots)
+      dispatches = *buildGlslKernels(k, m.layout, options,
+                                     m.layout.scratchOffset + slot * slotFloats);
+  }
+  m.layout.arenaBytes =
+      std::max(m.layout.arenaBytes,
+               (m.layout.scratchOffset + std::min(splitGemms, kScratchSlots) * slotFloats) * 4);
+
   std::optional<ShaderCompiler> compiler;
   if (toSpirv)
     compiler.emplace();
   std::map<std::string, int> bySource;
-  int64_t scratchFloats = 0;
-  for (const Kernel &k : m.pm.kernels) {
-    FailureOr<std::vector<GlslKernel>> dispatches = buildGlslKernels(k, m.layout, options);
-    if (failed(dispatches))
-      return failure();
-    for (auto [i, g] : llvm::enumerate(*dispatches)) {
-      scratchFloats = std::max(scratchFloats, g.scratchFloats);
+  for (auto [k, dispatches] : llvm::zip(m.pm.kernels, built)) {
+    for (auto [i, g] : llvm::enumerate(dispatches)) {
       m.subgroupArithmetic |= g.subgroupArithmetic;
       m.coopMatrix |= g.coopMatrix;
       CompiledKernel c{&k, i ? fmt::format("{}.{}", k.name, i) : k.name, std::move(g), -1};
@@ -144,9 +187,7 @@ FailureOr<CompiledModel> compileModel(ModuleOp module, const GlslOptions &option
       m.kernels.push_back(std::move(c));
     }
   }
-  m.layout.arenaBytes =
-      std::max(m.layout.arenaBytes, (m.layout.scratchOffset + scratchFloats) * 4);
-  markConcurrent(m);
+  scheduleDispatches(m);
   return m;
 }
 

@@ -246,30 +246,43 @@ TEST(VkSession, ChainedKernelsWithoutWeights) {
   EXPECT_EQ(first_mismatch(y, want_y), -1);
 }
 
-// TRACT_VK_PROFILE=1: the results do not change, and destroy() prints each
-// dispatched kernel's device time (not the skipped one's) and the total.
-TEST(VkSession, ProfileNamesEachDispatchedKernel) {
-  ScopedEnv profile("TRACT_VK_PROFILE", "1");
+// The chain model run `runs` times with TRACT_VK_PROFILE=`mode`: checks
+// the results and returns what destroy() printed.
+std::string profiled_chain(const char *mode, int runs) {
+  ScopedEnv profile("TRACT_VK_PROFILE", mode);
   constexpr uint32_t n = kChainN;
   std::vector<KernelDesc> kernels = chain_kernels();
   std::vector<IoDesc> inputs = {{0, n * 4}};
   std::vector<IoDesc> outputs = {{2048 * 4, n * 4}};
   ModelDesc m = model("profiled", inputs, outputs, kernels, 3072 * 4);
   Session s;
-  ASSERT_EQ(s.init(m), 0) << s.message();
+  EXPECT_EQ(s.init(m), 0) << s.message();
   std::vector<float> x(n, 1.5f), y(n);
   const void *in[] = {x.data()};
   void *out[] = {y.data()};
-  ASSERT_EQ(s.run(in, out), 0) << s.message();
-  ASSERT_EQ(s.run(in, out), 0) << s.message();
+  for (int r = 0; r < runs; ++r)
+    EXPECT_EQ(s.run(in, out), 0) << s.message();
   EXPECT_EQ(y[7], (1.5f * 2.f + 3.f) * (1.5f * 2.f + 3.f) - 1.5f);
   testing::internal::CaptureStderr();
   s.destroy();
-  std::string printed = testing::internal::GetCapturedStderr();
+  return testing::internal::GetCapturedStderr();
+}
+
+// TRACT_VK_PROFILE=1: the results do not change, and destroy() prints each
+// dispatched kernel's device time (not the skipped one's) and the total.
+TEST(VkSession, ProfileNamesEachDispatchedKernel) {
+  std::string printed = profiled_chain("1", 2);
   EXPECT_TRUE(contains(printed.c_str(), "in kernels per run (2 runs)")) << printed;
   EXPECT_TRUE(contains(printed.c_str(), "us  scale_shift")) << printed;
   EXPECT_TRUE(contains(printed.c_str(), "us  square_sub")) << printed;
   EXPECT_FALSE(contains(printed.c_str(), "negate_skipped")) << printed;
+}
+
+// TRACT_VK_PROFILE=total: the same results, the total alone.
+TEST(VkSession, ProfileTotalPrintsNoKernel) {
+  std::string printed = profiled_chain("total", 1);
+  EXPECT_TRUE(contains(printed.c_str(), "in kernels per run (1 runs)")) << printed;
+  EXPECT_FALSE(contains(printed.c_str(), "us  ")) << printed;
 }
 
 // Weights in two chunks, the second one partial. One kernel binds both

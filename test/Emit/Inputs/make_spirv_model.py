@@ -35,6 +35,11 @@ usage: make_spirv_model.py OUT_DIR
   and Y23 = Resize(X, scales [1, 1, 2, 1.5], linear, half_pixel)
       Y24 = Resize(X, sizes [1, 4, 3, 11], nearest, asymmetric, floor)
       Y25 = Resize(X, scales [1, 1, 0.6, 1.3], cubic, exclude_outside)
+  and an attention head split, its transpose stored by the split-K GEMM before it:
+    Y26 = Transpose(Reshape(L @ WH[700, 64] + BH, [70, 4, 16]), perm (1, 0, 2))
+    Y27 = Transpose(Y18, perm (1, 0))   (Y18 is an output too: a transpose of its own)
+  and a fourth split-K GEMM, in the first one's scratch slot (after a barrier):
+    Y28 = Relu(L @ WS[700, 32])
   OUT_DIR/x.npy, OUT_DIR/m.npy: inputs.
 The test compares the SPIR-V build's outputs with the C++ build's.
 """
@@ -140,6 +145,17 @@ def main():
         helper.make_node("Resize", ["X", "", "scales25"], ["Y25"], name="cubic", mode="cubic",
                          exclude_outside=1),
     ]
+    nodes += [
+        helper.make_node("MatMul", ["L", "WH"], ["LH"], name="heads"),
+        helper.make_node("Add", ["LH", "BH"], ["LHB"], name="heads_bias"),
+        helper.make_node("Reshape", ["LHB", "split_heads"], ["LHS"], name="heads_reshape"),
+        helper.make_node("Transpose", ["LHS"], ["Y26"], name="heads_transpose", perm=[1, 0, 2]),
+        helper.make_node("Transpose", ["Y18"], ["Y27"], name="ragged_transpose", perm=[1, 0]),
+        helper.make_node("MatMul", ["L", "WS"], ["LS"], name="slot_reuse"),
+        helper.make_node("Relu", ["LS"], ["Y28"], name="slot_reuse_relu"),
+    ]
+    inits += [init("WH", (700, 64), 0.05), init("BH", (64,)), init("WS", (700, 32), 0.05),
+              numpy_helper.from_array(np.array([70, 4, 16], np.int64), "split_heads")]
     inits += [numpy_helper.from_array(np.array(v, np.float32), n) for n, v in
               (("scales23", [1, 1, 2, 1.5]), ("scales25", [1, 1, 0.6, 1.3]))]
     inits += [numpy_helper.from_array(np.array([1, 4, 3, 11], np.int64), "sizes24")]
@@ -185,7 +201,10 @@ def main():
          helper.make_tensor_value_info("Y22", TensorProto.FLOAT, [1, 6, 14, 16]),
          helper.make_tensor_value_info("Y23", TensorProto.FLOAT, [1, 4, 14, 10]),
          helper.make_tensor_value_info("Y24", TensorProto.FLOAT, [1, 4, 3, 11]),
-         helper.make_tensor_value_info("Y25", TensorProto.FLOAT, [1, 4, 4, 9])],
+         helper.make_tensor_value_info("Y25", TensorProto.FLOAT, [1, 4, 4, 9]),
+         helper.make_tensor_value_info("Y26", TensorProto.FLOAT, [4, 70, 16]),
+         helper.make_tensor_value_info("Y27", TensorProto.FLOAT, [50, 70]),
+         helper.make_tensor_value_info("Y28", TensorProto.FLOAT, [70, 32])],
         inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
     model.ir_version = 8

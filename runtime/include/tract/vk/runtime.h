@@ -353,11 +353,15 @@ private:
   bool ready_ = false;
   // TRACT_VK_PROFILE=1: a timestamp after the input copies and after each
   // dispatch; per-kernel device time summed over runs, printed by destroy().
+  // TRACT_VK_PROFILE=total: after the input copies and the last dispatch
+  // only (a timestamp after each dispatch waits for the dispatches before it,
+  // which the kernels of one level would not otherwise do).
   VkQueryPool query_pool_ = VK_NULL_HANDLE;
   uint32_t queries_ = 0;
   double timestamp_ns_ = 0;     // nanoseconds per timestamp tick
   uint64_t *stamps_ = nullptr;  // one run's timestamps
-  uint32_t *query_after_ = nullptr; // per kernel: its timestamp, or 0 (not dispatched)
+  uint32_t *query_after_ = nullptr; // per kernel: its timestamp, or 0 (none)
+  bool profile_total_ = false;
   double *kernel_ns_ = nullptr; // per kernel, summed over runs
   const char **kernel_names_ = nullptr;
   uint64_t profiled_runs_ = 0;
@@ -1130,7 +1134,7 @@ inline int Session::record(const ModelDesc &m) {
                             kernels_[i].pipeline_layout, 0, 1, &kernels_[i].set,
                             0, nullptr);
     vkCmdDispatch(cmd, k.groups[0], k.groups[1], k.groups[2]);
-    if (query_pool_)
+    if (query_pool_ && query_after_[i])
       vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, query_pool_,
                           query_after_[i]);
   }
@@ -1170,7 +1174,7 @@ inline int Session::submit_and_wait(VkCommandBuffer cmd) {
   return check(vkResetFences(device_, 1, &fence_), "vkResetFences");
 }
 
-// --- Profiling (TRACT_VK_PROFILE=1) ---------------------------------------------
+// --- Profiling (TRACT_VK_PROFILE=1 or total) ------------------------------------
 
 inline int Session::create_profiler(const ModelDesc &m) {
   const char *env = std::getenv("TRACT_VK_PROFILE");
@@ -1189,13 +1193,21 @@ inline int Session::create_profiler(const ModelDesc &m) {
   stamps_ = new (std::nothrow) uint64_t[m.num_kernels + 1];
   if (!query_after_ || !kernel_ns_ || !kernel_names_ || !stamps_)
     return fail(kErrHostAlloc, "no host memory for the profiler");
+  profile_total_ = std::strcmp(env, "total") == 0;
   queries_ = 1;
+  uint32_t last = m.num_kernels;
   for (uint32_t i = 0; i < m.num_kernels; ++i) {
     const KernelDesc &k = m.kernels[i];
     kernel_names_[i] = k.name ? k.name : "?";
-    if (k.groups[0] && k.groups[1] && k.groups[2])
-      query_after_[i] = queries_++;
+    if (k.groups[0] && k.groups[1] && k.groups[2]) {
+      if (profile_total_)
+        last = i;
+      else
+        query_after_[i] = queries_++;
+    }
   }
+  if (last < m.num_kernels)
+    query_after_[last] = queries_++;
   timestamp_ns_ = limits_.timestampPeriod;
   VkQueryPoolCreateInfo info = {};
   info.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO;
@@ -1214,7 +1226,7 @@ inline void Session::print_profile() {
     std::fprintf(stderr, "tract-vk profile: %.3f ms in kernels per run (%llu runs)\n",
                  total / double(profiled_runs_) * 1e-6,
                  static_cast<unsigned long long>(profiled_runs_));
-    for (uint32_t i = 0; i < num_kernels_; ++i)
+    for (uint32_t i = 0; i < num_kernels_ && !profile_total_; ++i)
       if (query_after_[i])
         std::fprintf(stderr, "%10.1f us  %s\n", kernel_ns_[i] / double(profiled_runs_) * 1e-3,
                      kernel_names_[i]);
