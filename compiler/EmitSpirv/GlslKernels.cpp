@@ -248,9 +248,13 @@ private:
   // is contiguous and aligned along that dim (4096^3 on the H200: 33.8 ->
   // 41.1 TFLOP/s with B's).
   // bAlongK: B is contiguous along k (a matmul's transposed B).
+  // bColumns: a conv's B, whose column n is an output pixel: b_column(bz,
+  // n, base, origin) gives its window's origin once, load_b_at(base,
+  // origin, k) tap k of it (load_b recomputed the pixel's coordinates at
+  // every k, and the integer work took more issue slots than the FMAs).
   struct TiledGemm {
     int64_t m, n, k, batches;
-    bool vecA = false, vecB = false, bAlongK = false;
+    bool vecA = false, vecB = false, bAlongK = false, bColumns = false;
   };
   std::optional<TiledGemm> tiledGemm(Operation *anchor, KernelOp kernel);
   // How the tiled shader cuts the GEMM: r x r outputs per invocation (a
@@ -1050,6 +1054,34 @@ std::optional<ShaderBuilder::TiledGemm> ShaderBuilder::tiledGemm(Operation *anch
   // planes (4 columns never straddle two images: plane % 4 == 0).
   bool pointwise = taps == 1 && llvm::all_of(strides, [](int64_t s) { return s == 1; }) &&
                    llvm::all_of(pads, [](int64_t p) { return p == 0; });
+  if (rank <= 3) {
+    t.bColumns = true;
+    int64_t inPlane = product(x.getShape().drop_front(2));
+    std::string bc = fmt::format("void b_column(uint g, uint n, out uint base, out ivec3 origin) {{\n"
+                                 "  const uint b = {}, p = {};\n  uint nr = p;\n",
+                                 image, pixel);
+    for (int64_t d = rank - 1; d >= 0; --d)
+      bc += fmt::format("  const uint o{0} = nr % {1}u; nr /= {1}u;\n", d, y.getDimSize(2 + d));
+    std::string origin = "ivec3(";
+    for (int64_t d = 0; d < 3; ++d)
+      origin += (d ? ", " : "") + (d < rank ? fmt::format("int(o{} * {}u) - {}", d, strides[d],
+                                                          pads[d])
+                                            : std::string("0"));
+    bc += fmt::format("  origin = {});\n  base = (b * {}u + g * {}u) * {}u;\n}}\n", origin,
+                      x.getDimSize(1), cg, inPlane);
+    std::string at = "float load_b_at(uint base, ivec3 origin, uint k) {\n  uint kr = k;\n";
+    std::string index = "kr";
+    for (int64_t d = rank - 1; d >= 0; --d)
+      at += fmt::format("  const uint k{0} = kr % {1}u; kr /= {1}u;\n", d, w.getDimSize(2 + d));
+    for (int64_t d = 0; d < rank; ++d) {
+      at += fmt::format("  const int p{0} = origin[{0}] + int(k{0} * {1}u);\n"
+                        "  if (p{0} < 0 || p{0} >= {2}) return 0.0;\n",
+                        d, dilations[d], x.getDimSize(2 + d));
+      index = fmt::format("({} * {}u + uint(p{}))", index, x.getDimSize(2 + d), d);
+    }
+    at += fmt::format("  return {};\n}}\n", load(outer(conv.getInput(), kernel), "base + " + index));
+    functions += bc + at;
+  }
   if (pointwise && plane % 4 == 0 && vec4Aligned(outer(conv.getInput(), kernel))) {
     t.vecB = true;
     functions += fmt::format(
@@ -1176,7 +1208,11 @@ GlslKernel ShaderBuilder::tiledShader(const TiledGemm &t, const TileShape &shape
       f += fmt::format("{0}  av[q] = m0 + am + q < M && {1} + ak < kEnd ? "
                        "load_a(bz, m0 + am + q, {1} + ak) : 0.0;\n",
                        indent, kx);
-    if (!t.vecB)
+    if (!t.vecB && t.bColumns)
+      f += fmt::format("{0}  bv[q] = n0 + bn + q < N && {1} + bk < kEnd ? "
+                       "load_b_at(bBase[q], bOrigin[q], {1} + bk) : 0.0;\n",
+                       indent, kx);
+    else if (!t.vecB)
       f += fmt::format("{0}  bv[q] = n0 + bn + q < N && {1} + bk < kEnd ? "
                        "load_b(bz, {1} + bk, n0 + bn + q) : 0.0;\n",
                        indent, kx);
@@ -1205,7 +1241,7 @@ void main() {{
   const uint tx = gl_LocalInvocationID.x, ty = gl_LocalInvocationID.y, t = ty * 16u + tx;
   {8}
   const uint bn = t % (TM / 4u) * 4u, bk = t / (TM / 4u);
-  vec4 acc[R][R / 4u];
+{13}  vec4 acc[R][R / 4u];
   [[unroll]] for (uint i = 0u; i < R; ++i)
     [[unroll]] for (uint j = 0u; j < R / 4u; ++j)
       acc[i][j] = vec4(0.0);
@@ -1248,7 +1284,12 @@ void main() {{
 )",
                    shape.r, shape.kb, t.m, t.n, t.k, t.batches, shape.splitLength, store, aMap,
                    fetch("kBegin", "  "), stash("0", "  "), fetch("k1", "      "),
-                   stash("buf ^ 1u", "      "));
+                   stash("buf ^ 1u", "      "),
+                   t.bColumns && !t.vecB
+                       ? "  uint bBase[4];\n  ivec3 bOrigin[4];\n"
+                         "  [[unroll]] for (uint q = 0u; q < 4u; ++q)\n"
+                         "    b_column(bz, min(n0 + bn + q, N - 1u), bBase[q], bOrigin[q]);\n"
+                       : "");
   return g;
 }
 
