@@ -43,7 +43,9 @@ void findPermutedStores(const PlannedModel &pm, GpuLayout &layout) {
     Value x = transpose.getInput();
     Operation *producer = x.getDefiningOp();
     auto at = position.find(producer);
+    // (f32 only: an int64 result's shader stores words, not through load().)
     if (at == position.end() || !x.hasOneUse() || producer->getNumResults() != 1 ||
+        !cast<RankedTensorType>(x.getType()).getElementType().isF32() ||
         layout.absorbed.count(producer) || layout.where.lookup(x).chunk >= 0)
       continue;
     std::optional<ByteRange> target = arenaRange(layout, transpose.getResult());

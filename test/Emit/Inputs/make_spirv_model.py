@@ -40,6 +40,7 @@ usage: make_spirv_model.py OUT_DIR
     Y27 = Transpose(Y18, perm (1, 0))   (Y18 is an output too: a transpose of its own)
   and a fourth split-K GEMM, in the first one's scratch slot (after a barrier):
     Y28 = Relu(L @ WS[700, 32])
+  and int64 indices: Y29 = ArgMax(X2, axis 1, keepdims 0), Y30 = ArgMin(Z, axis 2, select_last_index)
   OUT_DIR/x.npy, OUT_DIR/m.npy: inputs.
 The test compares the SPIR-V build's outputs with the C++ build's.
 """
@@ -153,6 +154,8 @@ def main():
         helper.make_node("Transpose", ["Y18"], ["Y27"], name="ragged_transpose", perm=[1, 0]),
         helper.make_node("MatMul", ["L", "WS"], ["LS"], name="slot_reuse"),
         helper.make_node("Relu", ["LS"], ["Y28"], name="slot_reuse_relu"),
+        helper.make_node("ArgMax", ["X2"], ["Y29"], name="argmax", axis=1, keepdims=0),
+        helper.make_node("ArgMin", ["Z"], ["Y30"], name="argmin", axis=2, select_last_index=1),
     ]
     inits += [init("WH", (700, 64), 0.05), init("BH", (64,)), init("WS", (700, 32), 0.05),
               numpy_helper.from_array(np.array([70, 4, 16], np.int64), "split_heads")]
@@ -204,7 +207,9 @@ def main():
          helper.make_tensor_value_info("Y25", TensorProto.FLOAT, [1, 4, 4, 9]),
          helper.make_tensor_value_info("Y26", TensorProto.FLOAT, [4, 70, 16]),
          helper.make_tensor_value_info("Y27", TensorProto.FLOAT, [50, 70]),
-         helper.make_tensor_value_info("Y28", TensorProto.FLOAT, [70, 32])],
+         helper.make_tensor_value_info("Y28", TensorProto.FLOAT, [70, 32]),
+         helper.make_tensor_value_info("Y29", TensorProto.INT64, [2, 54, 30]),
+         helper.make_tensor_value_info("Y30", TensorProto.INT64, [4, 40, 1])],
         inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
     model.ir_version = 8
