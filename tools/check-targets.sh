@@ -32,8 +32,11 @@ cross_example() { # cross_example TOOLCHAIN QEMU SYSROOT
 check "firmware example, aarch64 under qemu" cross_example aarch64-linux-gnu qemu-aarch64 /usr/aarch64-linux-gnu
 check "firmware example, armv7 under qemu" cross_example armv7-linux-gnueabihf qemu-arm /usr/arm-linux-gnueabihf
 
-# Convolutions, matmuls, pools, activations, normalisations, data movement.
-SUBSET='^node/test_(conv|convtranspose|gemm|matmul|maxpool|averagepool|relu|sigmoid|tanh|softmax|layer_normalization|batchnorm|transpose|reshape|concat|add|mul|resize)'
+# The ops with NEON code paths or the GEMM under them: convolutions, matmuls,
+# pools, activations, softmax, batch norm, element-wise arithmetic (the
+# portable ops, layer norm, resize and data movement, ran here too until the
+# suite passed 45 minutes: 179 tests then, 89 now).
+SUBSET='^node/test_(conv|gemm|matmul|maxpool|averagepool|relu|sigmoid|tanh|softmax|batchnorm|add|mul)'
 logged() { # logged LOG COMMAND...: COMMAND's output into LOG, its last line shown
   local log=$1
   shift
