@@ -1642,6 +1642,13 @@ FailureOr<GpuLayout> GpuLayout::build(const PlannedModel &pm, func::FuncOp func)
   return l;
 }
 
+std::optional<std::pair<int64_t, int64_t>> GpuLayout::arenaRange(Value v) const {
+  GpuLocation at = where.lookup(v);
+  if (at.chunk >= 0)
+    return std::nullopt;
+  return std::make_pair(at.offset * 4, at.offset * 4 + tensorBytes(v.getType()));
+}
+
 FailureOr<std::vector<GlslKernel>> buildGlslKernels(const Kernel &k, const GpuLayout &layout,
                                                     const GlslOptions &options,
                                                     int64_t scratchOffset) {

@@ -18,6 +18,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,8 @@ struct GpuLayout {
   };
   llvm::DenseMap<Value, PermutedStore> permutedStores;
   llvm::DenseSet<Operation *> absorbed;
+  /// The arena bytes [begin, end) of `v`, or nothing for a weight.
+  std::optional<std::pair<int64_t, int64_t>> arenaRange(Value v) const;
   /// Fails, naming the value's producer, for what the GPU cannot hold yet
   /// (a constant returned as an output, a constant larger than a chunk).
   static FailureOr<GpuLayout> build(const PlannedModel &pm, func::FuncOp func);

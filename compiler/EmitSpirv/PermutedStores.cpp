@@ -1,7 +1,6 @@
 //===- PermutedStores.cpp - transposes done by their producers' stores -----===//
 #include "compiler/EmitSpirv/PermutedStores.h"
 
-#include "compiler/Support/ElementsData.h"
 #include "dialects/tract/IR/TractOps.h"
 
 #include <fmt/format.h>
@@ -12,19 +11,11 @@ namespace {
 
 using ByteRange = std::pair<int64_t, int64_t>;
 
-// The arena bytes of `v`, or nothing for a weight.
-std::optional<ByteRange> arenaRange(const GpuLayout &layout, Value v) {
-  GpuLocation at = layout.where.lookup(v);
-  if (at.chunk >= 0)
-    return std::nullopt;
-  return ByteRange{at.offset * 4, at.offset * 4 + tensorBytes(v.getType())};
-}
-
 bool touches(const GpuLayout &layout, Operation *op, ByteRange r, Value except) {
   auto hits = [&](Value v) {
     if (v == except)
       return false;
-    std::optional<ByteRange> b = arenaRange(layout, v);
+    std::optional<ByteRange> b = layout.arenaRange(v);
     return b && b->first < r.second && r.first < b->second;
   };
   return llvm::any_of(op->getOperands(), hits) || llvm::any_of(op->getResults(), hits);
@@ -48,7 +39,7 @@ void findPermutedStores(const PlannedModel &pm, GpuLayout &layout) {
         !cast<RankedTensorType>(x.getType()).getElementType().isF32() ||
         layout.absorbed.count(producer) || layout.where.lookup(x).chunk >= 0)
       continue;
-    std::optional<ByteRange> target = arenaRange(layout, transpose.getResult());
+    std::optional<ByteRange> target = layout.arenaRange(transpose.getResult());
     if (!target)
       continue;
     bool clear = true;

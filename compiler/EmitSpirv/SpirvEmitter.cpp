@@ -68,22 +68,22 @@ bool overlap(const ByteRanges &a, const ByteRanges &b) {
 // split-K sums). A split-K GEMM reads and writes its scratch slot: its two
 // dispatches stay ordered, and so do two split GEMMs given the same slot.
 void scheduleDispatches(CompiledModel &m) {
-  auto range = [&](Value v) -> std::optional<std::pair<int64_t, int64_t>> {
+  auto range = [&](Value v) {
     auto p = m.layout.permutedStores.find(v);
     if (p != m.layout.permutedStores.end())
       v = p->second.to; // the producer writes the transpose's output
-    GpuLocation at = m.layout.where.lookup(v);
-    if (at.chunk >= 0)
-      return std::nullopt; // a weight: never written
-    return std::make_pair(at.offset * 4, at.offset * 4 + tensorBytes(v.getType()));
+    return m.layout.arenaRange(v); // nothing for a weight: never written
+  };
+  auto empty = [](const CompiledKernel &c) { // the runtime records nothing for it
+    return c.glsl.groups[0] == 0 || c.glsl.groups[1] == 0 || c.glsl.groups[2] == 0;
   };
   size_t n = m.kernels.size();
   std::vector<ByteRanges> reads(n), writes(n);
   std::vector<int> level(n, 0);
   for (size_t i = 0; i < n; ++i) {
     CompiledKernel &c = m.kernels[i];
-    if (c.glsl.groups[0] == 0 || c.glsl.groups[1] == 0 || c.glsl.groups[2] == 0)
-      continue; // the runtime records nothing for it
+    if (empty(c))
+      continue;
     for (Value v : c.kernel->op->getOperands())
       if (auto r = range(v))
         reads[i].push_back(*r);
@@ -110,9 +110,8 @@ void scheduleDispatches(CompiledModel &m) {
   int previous = -1;
   for (size_t i : order) {
     CompiledKernel &c = m.kernels[i];
-    bool empty = c.glsl.groups[0] == 0 || c.glsl.groups[1] == 0 || c.glsl.groups[2] == 0;
-    c.concurrent = !empty && level[i] == previous;
-    if (!empty)
+    c.concurrent = !empty(c) && level[i] == previous;
+    if (!empty(c))
       previous = level[i];
     sorted.push_back(std::move(c));
   }
