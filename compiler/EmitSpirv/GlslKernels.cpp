@@ -254,15 +254,19 @@ private:
   // every k: ResNet-18's kernels 0.474 -> 0.461 ms on the H200).
   struct TiledGemm {
     int64_t m, n, k, batches;
-    bool vecA = false, vecB = false, bAlongK = false, bColumns = false;
+    // vecA / vecB: the operand can be read as vec4s (load_a4 / load_b4
+    // exist); the tile shape decides whether A is.
+    bool vecA = false, vecB = false, bAlongK = false, bColumns = false, matmul = false;
   };
   std::optional<TiledGemm> tiledGemm(Operation *anchor, KernelOp kernel);
-  // How the tiled shader cuts the GEMM: r x r outputs per invocation (a
-  // 16r x 16r tile), kb of K per step, K in `splits` ranges of
-  // splitLength. The cooperative-matrix shader takes the same tiles (r = 8:
-  // 128 x 128, else 64 x 64) and its own kb.
+  // How the tiled shader cuts the GEMM: 16r x 16r tiles on 16 x ty
+  // invocations (each r columns by 16r / ty rows), kb of K per step, K in
+  // `splits` ranges of splitLength; vecA: A read as vec4s. The
+  // cooperative-matrix shader takes the same tiles (r = 8: 128 x 128, else
+  // 64 x 64) and its own kb.
   struct TileShape {
-    int64_t r = 4, kb = 16, splits = 1, splitLength = 0;
+    int64_t r = 4, ty = 16, kb = 16, splits = 1, splitLength = 0;
+    bool vecA = false;
   };
   static TileShape tileShape(const TiledGemm &g, bool coopMatrix);
   // A GEMM's first dispatch: its tiles along x and y, batches and K's
@@ -978,13 +982,9 @@ std::optional<ShaderBuilder::TiledGemm> ShaderBuilder::tiledGemm(Operation *anch
         m * n, n);
     TiledGemm t{m, n, kk, batches};
     t.bAlongK = mm.getTransposeB();
-    // The fp32 shader keeps A scalar (neighbouring invocations read
-    // neighbouring k): 16-byte loads of a row-major A, scattered into the
-    // shared tile's columns, took 4096^3 from 37-39.5 down to 32 TFLOP/s on
-    // the H200 (B's alone: up from 34). A conv's weights do gain from them
-    // (below), and so does the cooperative-matrix shader, which stages A
-    // as rows.
-    if (options.fp16Gemm && !mm.getTransposeA() && kk % 4 == 0 &&
+    t.matmul = true;
+    // (Whether the shader reads A as vec4s is tileShape's choice.)
+    if (!mm.getTransposeA() && kk % 4 == 0 &&
         vec4Aligned(outer(mm.getLhs(), kernel))) {
       t.vecA = true;
       functions += fmt::format(
@@ -1109,6 +1109,17 @@ ShaderBuilder::TileShape ShaderBuilder::tileShape(const TiledGemm &t, bool coopM
   // (Not for fewer than 96 rows: half of each tile would be padding.)
   s.r = tiles(128) >= 128 && t.m >= 96 ? 8 : 4;
   s.kb = coopMatrix ? CoopMatrixGemm::kStepK : 1024 / (16 * s.r);
+  // A conv reads its weights (A) as vec4s whenever it can, and so does the
+  // cooperative-matrix shader, which stages A as rows. An fp32 matmul's
+  // row-major A only pays in 128 x 128 tiles on 16 x 8 invocations (16 x 8
+  // outputs each, 226 registers on the H200): 4096^3 at 40.7 TFLOP/s
+  // against 37.0 with scalar A on 16 x 16 (and 33.4 with vec4 A there: its
+  // components are stored into the shared tile's columns one by one).
+  // Measured on the H200 (kernels' device time): 16 x 8 with scalar A 37.2,
+  // with kb = 4 34.0, 16 (32 KiB of shared memory, 255 registers) 19.4.
+  s.vecA = t.vecA && (coopMatrix || !t.matmul || s.r == 8);
+  if (!coopMatrix && t.matmul && s.vecA && s.r == 8)
+    s.ty = 8;
   // Fewer tiles than a large GPU has multiprocessors leave most of it idle
   // (ResNet-18's 14x14 convs: 16 tiles of K = 2304): K is cut into up to
   // kTargetGroups / tiles ranges of at least kMinSplitLength, each a
@@ -1162,7 +1173,7 @@ GlslKernel ShaderBuilder::coopMatrixShader(const TiledGemm &t, const TileShape &
   c.batches = t.batches;
   c.splits = shape.splits;
   c.splitLength = shape.splitLength;
-  c.vecA = t.vecA;
+  c.vecA = shape.vecA;
   c.vecB = t.vecB;
   c.bAlongK = t.bAlongK;
   c.bigTile = shape.r == 8;
@@ -1182,59 +1193,65 @@ GlslKernel ShaderBuilder::tiledShader(const TiledGemm &t, const TileShape &shape
   std::string store = gemmStore(shape, "acc[i][j / 4u][j % 4u]");
   std::string &s = g.source;
   s = header(shape.splits > 1 ? " (tiled GEMM, split K)" : " (tiled GEMM)",
-             "layout(local_size_x = 16, local_size_y = 16) in;");
-  // Each invocation computes r x r outputs: rows ty*4 + {0..3} (+ 64 for
-  // the second group when r is 8), columns likewise from tx; the tile is
-  // 16r x 16r, K taken kb at a time (kb * 16r = 1024 floats of each operand
-  // per step: 4 loads per invocation). Shared rows are read as vec4s. The
-  // next step's operands are loaded into registers while this step's are
-  // multiplied from the other half of the double-buffered shared memory
-  // (16 KiB in all: Vulkan's guaranteed minimum), one barrier a step.
+             fmt::format("layout(local_size_x = 16, local_size_y = {}) in;", shape.ty));
+  // A tile of TM x TM outputs (TM = 16r) on 16 x TY invocations: each
+  // computes RM = TM / TY rows (groups of 4: ty*4 + {0..3}, + 4*TY for the
+  // next group) by r columns (tx*4 + {0..3}, + 64 for the next group). K
+  // is taken KB at a time; each step's operands are loaded into registers
+  // (LOADS vec4s of each per invocation) while the previous step's are
+  // multiplied from the other half of the double-buffered shared memory,
+  // one barrier a step. Shared rows are read as vec4s.
   //
-  // Loading step kx's operands into registers, and storing them into
-  // shared half `b`: per invocation one vec4 of each, either 4 rows of A at
-  // one k (neighbours read neighbouring k) or, vecA, 4 k of one row (its
-  // components stored one by one); 4 columns of B at one k.
+  // Load p of an invocation is element l = t + p * THREADS of the step's
+  // tiles: of A, 4 rows at one k (neighbours read neighbouring k) or, vecA,
+  // 4 k of one row (its components stored one by one); of B, 4 columns at
+  // one k.
   auto fetch = [&](const char *kx, const char *indent) {
-    std::string f;
-    if (t.vecA)
-      f += fmt::format("{0}av = m0 + am < M && {1} + ak < kEnd ? "
-                       "load_a4(bz, m0 + am, {1} + ak) : vec4(0.0);\n",
-                       indent, kx);
+    std::string f = fmt::format("{}[[unroll]] for (uint p = 0u; p < LOADS; ++p) {{\n", indent);
+    std::string in = std::string(indent) + "  ";
+    if (shape.vecA)
+      f += fmt::format("{0}av[p] = m0 + am[p] < M && {1} + ak[p] < kEnd ? "
+                       "load_a4(bz, m0 + am[p], {1} + ak[p]) : vec4(0.0);\n",
+                       in, kx);
     if (t.vecB)
-      f += fmt::format("{0}bv = n0 + bn < N && {1} + bk < kEnd ? load_b4(bz, {1} + bk, n0 + bn) "
-                       ": vec4(0.0);\n",
-                       indent, kx);
-    if (t.vecA && t.vecB)
-      return f;
-    f += fmt::format("{}[[unroll]] for (uint q = 0u; q < 4u; ++q) {{\n", indent);
-    if (!t.vecA)
-      f += fmt::format("{0}  av[q] = m0 + am + q < M && {1} + ak < kEnd ? "
-                       "load_a(bz, m0 + am + q, {1} + ak) : 0.0;\n",
-                       indent, kx);
-    if (!t.vecB && t.bColumns)
-      f += fmt::format("{0}  bv[q] = n0 + bn + q < N && {1} + bk < kEnd ? "
-                       "load_b_at(bBase[q], bOrigin[q], {1} + bk) : 0.0;\n",
-                       indent, kx);
-    else if (!t.vecB)
-      f += fmt::format("{0}  bv[q] = n0 + bn + q < N && {1} + bk < kEnd ? "
-                       "load_b(bz, {1} + bk, n0 + bn + q) : 0.0;\n",
-                       indent, kx);
+      f += fmt::format("{0}bv[p] = n0 + bn[p] < N && {1} + bk[p] < kEnd ? "
+                       "load_b4(bz, {1} + bk[p], n0 + bn[p]) : vec4(0.0);\n",
+                       in, kx);
+    if (!(shape.vecA && t.vecB)) {
+      f += fmt::format("{}[[unroll]] for (uint q = 0u; q < 4u; ++q) {{\n", in);
+      if (!shape.vecA)
+        f += fmt::format("{0}  av[p][q] = m0 + am[p] + q < M && {1} + ak[p] < kEnd ? "
+                         "load_a(bz, m0 + am[p] + q, {1} + ak[p]) : 0.0;\n",
+                         in, kx);
+      if (!t.vecB && t.bColumns)
+        f += fmt::format("{0}  bv[p][q] = n0 + bn[p] + q < N && {1} + bk[p] < kEnd ? "
+                         "load_b_at(bBase[p * 4u + q], bOrigin[p * 4u + q], {1} + bk[p]) : 0.0;\n",
+                         in, kx);
+      else if (!t.vecB)
+        f += fmt::format("{0}  bv[p][q] = n0 + bn[p] + q < N && {1} + bk[p] < kEnd ? "
+                         "load_b(bz, {1} + bk[p], n0 + bn[p] + q) : 0.0;\n",
+                         in, kx);
+      f += in + "}\n";
+    }
     return f + indent + "}\n";
   };
   auto stash = [&](const char *b, const char *indent) {
-    std::string f =
-        t.vecA ? fmt::format("{0}[[unroll]] for (uint q = 0u; q < 4u; ++q)\n"
-                             "{0}  As[{1}][ak + q][am / 4u][am % 4u] = av[q];\n",
-                             indent, b)
-               : fmt::format("{}As[{}][ak][am / 4u] = av;\n", indent, b);
-    return f + fmt::format("{}Bs[{}][bk][bn / 4u] = bv;\n", indent, b);
+    std::string f = fmt::format("{}[[unroll]] for (uint p = 0u; p < LOADS; ++p) {{\n", indent);
+    if (shape.vecA)
+      f += fmt::format("{0}  [[unroll]] for (uint q = 0u; q < 4u; ++q)\n"
+                       "{0}    As[{1}][ak[p] + q][am[p] / 4u][am[p] % 4u] = av[p][q];\n",
+                       indent, b);
+    else
+      f += fmt::format("{}  As[{}][ak[p]][am[p] / 4u] = av[p];\n", indent, b);
+    return f + fmt::format("{0}  Bs[{1}][bk[p]][bn[p] / 4u] = bv[p];\n{0}}}\n", indent, b);
   };
-  // Which element of the step's A tile an invocation loads: row am, k ak
-  // (vecA: 4 k from ak; else 4 rows from am).
-  std::string aMap = t.vecA ? "const uint am = t / (KB / 4u), ak = t % (KB / 4u) * 4u;"
-                            : "const uint ak = t % KB, am = t / KB * 4u;";
-  s += fmt::format(R"(const uint R = {0}u, TM = 16u * R, KB = {1}u;
+  // Which elements of the step's tiles load p of an invocation reads: A at
+  // row am, k ak (vecA: 4 k from ak; else 4 rows from am), B at k bk,
+  // columns bn.. bn + 3.
+  std::string aMap = shape.vecA ? "am[p] = l / (KB / 4u); ak[p] = l % (KB / 4u) * 4u;"
+                            : "ak[p] = l % KB; am[p] = l / KB * 4u;";
+  s += fmt::format(R"(const uint R = {0}u, TM = 16u * R, TY = {14}u, RM = TM / TY, KB = {1}u;
+const uint THREADS = 16u * TY, LOADS = KB * TM / (4u * THREADS);
 const uint M = {2}u, N = {3}u, K = {4}u, BATCHES = {5}u, SPLIT = {6}u;
 shared vec4 As[2][KB][TM / 4u];
 shared vec4 Bs[2][KB][TM / 4u];
@@ -1243,13 +1260,17 @@ void main() {{
   const uint kEnd = min(kBegin + SPLIT, K);
   const uint m0 = gl_WorkGroupID.y * TM, n0 = gl_WorkGroupID.x * TM;
   const uint tx = gl_LocalInvocationID.x, ty = gl_LocalInvocationID.y, t = ty * 16u + tx;
-  {8}
-  const uint bn = t % (TM / 4u) * 4u, bk = t / (TM / 4u);
-{13}  vec4 acc[R][R / 4u];
-  [[unroll]] for (uint i = 0u; i < R; ++i)
+  uint am[LOADS], ak[LOADS], bn[LOADS], bk[LOADS];
+  [[unroll]] for (uint p = 0u; p < LOADS; ++p) {{
+    const uint l = t + p * THREADS;
+    {8}
+    bn[p] = l % (TM / 4u) * 4u; bk[p] = l / (TM / 4u);
+  }}
+{13}  vec4 acc[RM][R / 4u];
+  [[unroll]] for (uint i = 0u; i < RM; ++i)
     [[unroll]] for (uint j = 0u; j < R / 4u; ++j)
       acc[i][j] = vec4(0.0);
-  vec4 av, bv;
+  vec4 av[LOADS], bv[LOADS];
 {9}{10}  barrier();
   uint buf = 0u;
   for (uint k0 = kBegin; k0 < kEnd; k0 += KB) {{
@@ -1258,12 +1279,12 @@ void main() {{
     if (more) {{
 {11}    }}
     [[unroll]] for (uint kk = 0u; kk < KB; ++kk) {{
-      vec4 a[R / 4u], b[R / 4u];
-      [[unroll]] for (uint h = 0u; h < R / 4u; ++h) {{
-        a[h] = As[buf][kk][ty + 16u * h];
-        b[h] = Bs[buf][kk][tx + 16u * h];
-      }}
-      [[unroll]] for (uint h = 0u; h < R / 4u; ++h)
+      vec4 a[RM / 4u], b[R / 4u];
+      [[unroll]] for (uint h = 0u; h < RM / 4u; ++h)
+        a[h] = As[buf][kk][ty + TY * h];
+      [[unroll]] for (uint j = 0u; j < R / 4u; ++j)
+        b[j] = Bs[buf][kk][tx + 16u * j];
+      [[unroll]] for (uint h = 0u; h < RM / 4u; ++h)
         [[unroll]] for (uint q = 0u; q < 4u; ++q)
           [[unroll]] for (uint j = 0u; j < R / 4u; ++j)
             acc[h * 4u + q][j] += a[h][q] * b[j];
@@ -1273,8 +1294,8 @@ void main() {{
     barrier();
     buf ^= 1u;
   }}
-  [[unroll]] for (uint i = 0u; i < R; ++i) {{
-    const uint m = m0 + (i / 4u) * 64u + ty * 4u + i % 4u;
+  [[unroll]] for (uint i = 0u; i < RM; ++i) {{
+    const uint m = m0 + (i / 4u) * (4u * TY) + ty * 4u + i % 4u;
     if (m >= M)
       continue;
     [[unroll]] for (uint j = 0u; j < R; ++j) {{
@@ -1290,10 +1311,13 @@ void main() {{
                    fetch("kBegin", "  "), stash("0", "  "), fetch("k1", "      "),
                    stash("buf ^ 1u", "      "),
                    t.bColumns && !t.vecB
-                       ? "  uint bBase[4];\n  ivec3 bOrigin[4];\n"
-                         "  [[unroll]] for (uint q = 0u; q < 4u; ++q)\n"
-                         "    b_column(bz, min(n0 + bn + q, N - 1u), bBase[q], bOrigin[q]);\n"
-                       : "");
+                       ? "  uint bBase[LOADS * 4u];\n  ivec3 bOrigin[LOADS * 4u];\n"
+                         "  [[unroll]] for (uint p = 0u; p < LOADS; ++p)\n"
+                         "    [[unroll]] for (uint q = 0u; q < 4u; ++q)\n"
+                         "      b_column(bz, min(n0 + bn[p] + q, N - 1u), bBase[p * 4u + q], "
+                         "bOrigin[p * 4u + q]);\n"
+                       : "",
+                   shape.ty);
   return g;
 }
 

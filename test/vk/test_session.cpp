@@ -246,23 +246,32 @@ TEST(VkSession, ChainedKernelsWithoutWeights) {
   EXPECT_EQ(first_mismatch(y, want_y), -1);
 }
 
+// The chain model as a one-output ModelDesc (it points into this).
+struct ChainModel {
+  std::vector<KernelDesc> kernels = chain_kernels();
+  std::vector<IoDesc> inputs = {{0, kChainN * 4}};
+  std::vector<IoDesc> outputs = {{2048 * 4, kChainN * 4}};
+  ModelDesc desc(const char *name) { return model(name, inputs, outputs, kernels, 3072 * 4); }
+};
+
+// Runs an initialised chain session `runs` times and checks its result.
+void run_chain(Session &s, int runs) {
+  std::vector<float> x(kChainN, 1.5f), y(kChainN);
+  const void *in[] = {x.data()};
+  void *out[] = {y.data()};
+  for (int r = 0; r < runs; ++r)
+    ASSERT_EQ(s.run(in, out), 0) << s.message();
+  EXPECT_EQ(y[7], (1.5f * 2.f + 3.f) * (1.5f * 2.f + 3.f) - 1.5f);
+}
+
 // The chain model run `runs` times with TRACT_VK_PROFILE=`mode`: checks
 // the results and returns what destroy() printed.
 std::string profiled_chain(const char *mode, int runs) {
   ScopedEnv profile("TRACT_VK_PROFILE", mode);
-  constexpr uint32_t n = kChainN;
-  std::vector<KernelDesc> kernels = chain_kernels();
-  std::vector<IoDesc> inputs = {{0, n * 4}};
-  std::vector<IoDesc> outputs = {{2048 * 4, n * 4}};
-  ModelDesc m = model("profiled", inputs, outputs, kernels, 3072 * 4);
+  ChainModel chain;
   Session s;
-  EXPECT_EQ(s.init(m), 0) << s.message();
-  std::vector<float> x(n, 1.5f), y(n);
-  const void *in[] = {x.data()};
-  void *out[] = {y.data()};
-  for (int r = 0; r < runs; ++r)
-    EXPECT_EQ(s.run(in, out), 0) << s.message();
-  EXPECT_EQ(y[7], (1.5f * 2.f + 3.f) * (1.5f * 2.f + 3.f) - 1.5f);
+  EXPECT_EQ(s.init(chain.desc("profiled")), 0) << s.message();
+  run_chain(s, runs);
   testing::internal::CaptureStderr();
   s.destroy();
   return testing::internal::GetCapturedStderr();
@@ -283,6 +292,23 @@ TEST(VkSession, ProfileTotalPrintsNoKernel) {
   std::string printed = profiled_chain("total", 1);
   EXPECT_TRUE(contains(printed.c_str(), "in kernels per run (1 runs)")) << printed;
   EXPECT_FALSE(contains(printed.c_str(), "us  ")) << printed;
+}
+
+// TRACT_VK_STATS=1: init prints a statistics line per pipeline where the
+// driver has VK_KHR_pipeline_executable_properties, else says it lacks it;
+// either way the session works.
+TEST(VkSession, StatsPrintedOrExtensionNamed) {
+  ScopedEnv stats("TRACT_VK_STATS", "1");
+  ChainModel chain;
+  Session s;
+  testing::internal::CaptureStderr();
+  int r = s.init(chain.desc("stats"));
+  std::string printed = testing::internal::GetCapturedStderr();
+  ASSERT_EQ(r, 0) << s.message();
+  EXPECT_TRUE(contains(printed.c_str(), "tract vk stats scale_shift:") ||
+              contains(printed.c_str(), "lacks VK_KHR_pipeline_executable_properties"))
+      << printed;
+  run_chain(s, 1);
 }
 
 // Weights in two chunks, the second one partial. One kernel binds both

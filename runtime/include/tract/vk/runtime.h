@@ -230,6 +230,7 @@ inline void barrier(VkCommandBuffer cmd, VkPipelineStageFlags src_stage,
 inline VkDeviceSize nonzero_size(uint64_t bytes) { return bytes ? bytes : 256; }
 
 // The device extensions kFeatureCoopMatrixF16 enables.
+constexpr const char *kPipelineStatsExtension = "VK_KHR_pipeline_executable_properties";
 constexpr const char *kCoopMatrixExtensions[3] = {
     "VK_NV_cooperative_matrix", "VK_KHR_shader_float16_int8",
     "VK_KHR_vulkan_memory_model"};
@@ -362,6 +363,11 @@ private:
   uint64_t *stamps_ = nullptr;  // one run's timestamps
   uint32_t *query_after_ = nullptr; // per kernel: its timestamp, or 0 (none)
   bool profile_total_ = false;
+  // TRACT_VK_STATS=1: each pipeline's statistics as the driver reports them
+  // (registers, shared memory, spills on NVIDIA) on stderr at init, where the
+  // device has VK_KHR_pipeline_executable_properties.
+  bool stats_ = false;
+  void print_pipeline_stats(const KernelDesc &kd, VkPipeline pipeline);
   double *kernel_ns_ = nullptr; // per kernel, summed over runs
   const char **kernel_names_ = nullptr;
   uint64_t profiled_runs_ = 0;
@@ -745,11 +751,28 @@ inline int Session::create_device(const ModelDesc &m) {
   coop.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV;
   coop.pNext = &f16;
   coop.cooperativeMatrix = VK_TRUE;
+  const char *extensions[4] = {};
   if (m.features & kFeatureCoopMatrixF16) {
     info.pNext = &coop;
-    info.enabledExtensionCount = 3;
-    info.ppEnabledExtensionNames = detail::kCoopMatrixExtensions;
+    for (const char *e : detail::kCoopMatrixExtensions)
+      extensions[info.enabledExtensionCount++] = e;
   }
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executable = {};
+  executable.sType =
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR;
+  executable.pipelineExecutableInfo = VK_TRUE;
+  const char *stats_env = std::getenv("TRACT_VK_STATS");
+  stats_ = stats_env && *stats_env && std::strcmp(stats_env, "0") &&
+           detail::has_extension(physical_, detail::kPipelineStatsExtension);
+  if (stats_) {
+    executable.pNext = const_cast<void *>(info.pNext);
+    info.pNext = &executable;
+    extensions[info.enabledExtensionCount++] = detail::kPipelineStatsExtension;
+  } else if (stats_env && *stats_env && std::strcmp(stats_env, "0")) {
+    std::fprintf(stderr, "tract vk: TRACT_VK_STATS: '%s' lacks %s\n", device_name_,
+                 detail::kPipelineStatsExtension);
+  }
+  info.ppEnabledExtensionNames = extensions;
   if (int r = check(vkCreateDevice(physical_, &info, nullptr, &device_),
                     "vkCreateDevice"))
     return r;
@@ -1013,11 +1036,15 @@ inline int Session::create_kernel(const KernelDesc &kd, Kernel &k) {
   pipeline.stage.module = k.module;
   pipeline.stage.pName = "main";
   pipeline.layout = k.pipeline_layout;
+  if (stats_)
+    pipeline.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
   if (int r = check_kernel(vkCreateComputePipelines(device_, VK_NULL_HANDLE, 1,
                                                     &pipeline, nullptr,
                                                     &k.pipeline),
                            "vkCreateComputePipelines", kd))
     return r;
+  if (stats_)
+    print_pipeline_stats(kd, k.pipeline);
   vkDestroyShaderModule(device_, k.module, nullptr);
   k.module = VK_NULL_HANDLE;
 
@@ -1172,6 +1199,56 @@ inline int Session::submit_and_wait(VkCommandBuffer cmd) {
                     "vkWaitForFences"))
     return r;
   return check(vkResetFences(device_, 1, &fence_), "vkResetFences");
+}
+
+// One line per pipeline executable: "tract vk stats KERNEL: name=value ...".
+inline void Session::print_pipeline_stats(const KernelDesc &kd, VkPipeline pipeline) {
+  auto properties = reinterpret_cast<PFN_vkGetPipelineExecutablePropertiesKHR>(
+      vkGetDeviceProcAddr(device_, "vkGetPipelineExecutablePropertiesKHR"));
+  auto statistics = reinterpret_cast<PFN_vkGetPipelineExecutableStatisticsKHR>(
+      vkGetDeviceProcAddr(device_, "vkGetPipelineExecutableStatisticsKHR"));
+  if (!properties || !statistics)
+    return;
+  VkPipelineInfoKHR info = {};
+  info.sType = VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR;
+  info.pipeline = pipeline;
+  uint32_t executables = 0;
+  if (properties(device_, &info, &executables, nullptr) != VK_SUCCESS)
+    return;
+  for (uint32_t e = 0; e < executables; ++e) {
+    VkPipelineExecutableInfoKHR which = {};
+    which.sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR;
+    which.pipeline = pipeline;
+    which.executableIndex = e;
+    VkPipelineExecutableStatisticKHR stats[32];
+    uint32_t count = 32;
+    for (VkPipelineExecutableStatisticKHR &st : stats) {
+      st = VkPipelineExecutableStatisticKHR();
+      st.sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR;
+    }
+    VkResult r = statistics(device_, &which, &count, stats);
+    if (r != VK_SUCCESS && r != VK_INCOMPLETE)
+      continue;
+    std::fprintf(stderr, "tract vk stats %s:", kd.name);
+    for (uint32_t i = 0; i < count; ++i) {
+      const VkPipelineExecutableStatisticKHR &st = stats[i];
+      switch (st.format) {
+      case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR:
+        std::fprintf(stderr, " %s=%u", st.name, st.value.b32);
+        break;
+      case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR:
+        std::fprintf(stderr, " %s=%lld", st.name, static_cast<long long>(st.value.i64));
+        break;
+      case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR:
+        std::fprintf(stderr, " %s=%llu", st.name,
+                     static_cast<unsigned long long>(st.value.u64));
+        break;
+      default:
+        std::fprintf(stderr, " %s=%g", st.name, st.value.f64);
+      }
+    }
+    std::fprintf(stderr, "\n");
+  }
 }
 
 // --- Profiling (TRACT_VK_PROFILE=1 or total) ------------------------------------
