@@ -20,18 +20,11 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "tract/rt/io/npy_array.h"
 #include "tract/rt/text/strings.h"
 
 namespace tract {
 namespace rt {
-
-struct NpyArray {
-  char dtype[8]; // numpy descr without byte order, e.g. "f4", "i8", "b1", "u1"
-  int rank;
-  int64_t shape[8];
-  void *data;
-  size_t bytes;
-};
 
 namespace detail {
 
