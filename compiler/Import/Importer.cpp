@@ -364,7 +364,10 @@ LogicalResult Importer::convertNode(const onnx::Node &node) {
   Block *block = &func.getBody().front();
   Operation *lastBefore = block->empty() ? nullptr : &block->back();
   NodeContext ctx(*this, node, loc);
-  if (failed(converter->fn(ctx)))
+  LogicalResult converted = converter->fn(ctx);
+  if (!ctx.attributeTypeError().empty())
+    return emitError(loc) << ctx.attributeTypeError();
+  if (failed(converted))
     return failure();
   for (const std::string &out : node.outputs)
     if (!out.empty() && !lookup(out))

@@ -160,51 +160,72 @@ std::optional<SmallVector<double>> NodeContext::constDoubles(size_t i) {
 
 bool NodeContext::hasAttr(StringRef name) const { return node.attr(name.str()); }
 
-int64_t NodeContext::attrInt(StringRef name, int64_t def) const {
+namespace {
+const char *attributeKindName(int kind) {
+  using A = onnx::Attribute;
+  switch (kind) {
+  case A::kFloat: return "a float";
+  case A::kInt: return "an int";
+  case A::kString: return "a string";
+  case A::kTensor: return "a tensor";
+  case A::kFloats: return "floats";
+  case A::kInts: return "ints";
+  case A::kStrings: return "strings";
+  case A::kGraph: return "a graph";
+  default: return "of an unsupported type";
+  }
+}
+} // namespace
+
+const onnx::Attribute *NodeContext::typedAttr(StringRef name, int kind, int also) const {
   const onnx::Attribute *a = node.attr(name.str());
-  return a && a->kind == onnx::Attribute::kInt ? a->i : def;
+  if (!a || a->kind == kind || a->kind == also)
+    return a;
+  if (attrError.empty())
+    attrError = ("attribute '" + name + "' is " + attributeKindName(a->kind) + ", expected " +
+                 attributeKindName(kind))
+                    .str();
+  return nullptr;
+}
+
+int64_t NodeContext::attrInt(StringRef name, int64_t def) const {
+  const onnx::Attribute *a = typedAttr(name, onnx::Attribute::kInt);
+  return a ? a->i : def;
 }
 
 float NodeContext::attrFloat(StringRef name, float def) const {
-  const onnx::Attribute *a = node.attr(name.str());
+  const onnx::Attribute *a = typedAttr(name, onnx::Attribute::kFloat, onnx::Attribute::kInt);
   if (!a)
     return def;
-  if (a->kind == onnx::Attribute::kFloat)
-    return a->f;
-  if (a->kind == onnx::Attribute::kInt)
-    return (float)a->i;
-  return def;
+  return a->kind == onnx::Attribute::kFloat ? a->f : (float)a->i;
 }
 
 std::string NodeContext::attrString(StringRef name, StringRef def) const {
-  const onnx::Attribute *a = node.attr(name.str());
-  return a && a->kind == onnx::Attribute::kString ? a->s : def.str();
+  const onnx::Attribute *a = typedAttr(name, onnx::Attribute::kString);
+  return a ? a->s : def.str();
 }
 
 SmallVector<int64_t> NodeContext::attrInts(StringRef name, ArrayRef<int64_t> def) const {
-  const onnx::Attribute *a = node.attr(name.str());
-  if (a && a->kind == onnx::Attribute::kInts)
+  if (const onnx::Attribute *a = typedAttr(name, onnx::Attribute::kInts))
     return SmallVector<int64_t>(a->ints.begin(), a->ints.end());
   return SmallVector<int64_t>(def.begin(), def.end());
 }
 
 SmallVector<float> NodeContext::attrFloats(StringRef name) const {
-  const onnx::Attribute *a = node.attr(name.str());
-  if (a && a->kind == onnx::Attribute::kFloats)
+  if (const onnx::Attribute *a = typedAttr(name, onnx::Attribute::kFloats))
     return SmallVector<float>(a->floats.begin(), a->floats.end());
   return {};
 }
 
 std::vector<std::string> NodeContext::attrStrings(StringRef name) const {
-  const onnx::Attribute *a = node.attr(name.str());
-  if (a && a->kind == onnx::Attribute::kStrings)
+  if (const onnx::Attribute *a = typedAttr(name, onnx::Attribute::kStrings))
     return a->strings;
   return {};
 }
 
 const HostTensor *NodeContext::attrTensor(StringRef name) const {
-  const onnx::Attribute *a = node.attr(name.str());
-  return a && a->kind == onnx::Attribute::kTensor ? &a->t : nullptr;
+  const onnx::Attribute *a = typedAttr(name, onnx::Attribute::kTensor);
+  return a ? &a->t : nullptr;
 }
 
 RankedTensorType NodeContext::declaredOutputType(size_t i) {
@@ -238,8 +259,8 @@ void NodeContext::setOutputValue(size_t i, GraphValue v) {
 }
 
 const ::tract::onnx::Graph *NodeContext::attrGraph(StringRef name) const {
-  const onnx::Attribute *a = node.attr(name.str());
-  return a && a->kind == onnx::Attribute::kGraph ? a->g.get() : nullptr;
+  const onnx::Attribute *a = typedAttr(name, onnx::Attribute::kGraph);
+  return a ? a->g.get() : nullptr;
 }
 
 FailureOr<SmallVector<GraphValue>> NodeContext::inlineGraph(const ::tract::onnx::Graph &graph,

@@ -77,6 +77,11 @@ public:
   SmallVector<float> attrFloats(llvm::StringRef name) const;
   std::vector<std::string> attrStrings(llvm::StringRef name) const;
   const HostTensor *attrTensor(llvm::StringRef name) const;
+  /// "attribute 'strides' is floats, expected ints" for the first attribute
+  /// a converter asked for whose ONNX type is not the one it reads (the
+  /// importer reports it: a default silently taken instead would compile a
+  /// different model); empty when there was none.
+  const std::string &attributeTypeError() const { return attrError; }
 
   // Outputs.
   size_t numOutputs() const { return node.outputs.size(); }
@@ -141,7 +146,12 @@ public:
   LogicalResult unsupported(const llvm::Twine &what);
 
 private:
+  // The attribute `name` if its type is `kind` (or `also`), else null,
+  // recording attrError when it is present with another type.
+  const ::tract::onnx::Attribute *typedAttr(llvm::StringRef name, int kind, int also = -1) const;
+
   Importer &importer;
+  mutable std::string attrError;
 };
 
 using ConvertFn = LogicalResult (*)(NodeContext &);

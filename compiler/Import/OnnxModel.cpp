@@ -17,7 +17,9 @@
 
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl.h>
+#include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
+#include <set>
 
 namespace fs = std::filesystem;
 
@@ -207,10 +209,33 @@ ValueInfo convertValueInfo(const ::onnx::ValueInfoProto &proto) {
 Node convertNode(const ::onnx::NodeProto &np, int index, const fs::path &baseDir);
 ValueInfo convertValueInfo(const ::onnx::ValueInfoProto &proto);
 
+// Every value of a graph is defined once (ONNX graphs are SSA): its inputs
+// and its nodes' outputs are distinct names (an initializer may share an
+// input's name: it is that input's default), and no output is listed twice.
+void checkNames(const ::onnx::GraphProto &proto) {
+  std::string where = proto.name().empty() ? "the graph" : "graph '" + proto.name() + "'";
+  std::set<std::string> defined;
+  for (const auto &in : proto.input())
+    if (!defined.insert(in.name()).second)
+      throw Failure{where + " declares input '" + in.name() + "' twice"};
+  for (const auto &init : proto.initializer())
+    defined.insert(init.name());
+  for (const auto &np : proto.node())
+    for (const std::string &out : np.output())
+      if (!out.empty() && !defined.insert(out).second)
+        throw Failure{"node '" + np.name() + "' (" + np.op_type() + ") defines '" + out +
+                      "', which " + where + " already defines (a value has one producer)"};
+  std::set<std::string> listed;
+  for (const auto &out : proto.output())
+    if (!listed.insert(out.name()).second)
+      throw Failure{where + " lists output '" + out.name() + "' twice"};
+}
+
 std::shared_ptr<const Graph> convertGraph(const ::onnx::GraphProto &proto, const fs::path &baseDir,
                                           int depth) {
   if (depth > 16)
     throw Failure{"subgraphs nested more than 16 deep"};
+  checkNames(proto);
   auto g = std::make_shared<Graph>();
   for (const auto &init : proto.initializer())
     g->initializers.push_back(convertTensor(init, baseDir));
@@ -269,9 +294,16 @@ void convertModel(const ::onnx::ModelProto &proto, const fs::path &baseDir, Mode
   for (const auto &op : proto.opset_import())
     if (op.domain().empty() || op.domain() == "ai.onnx")
       model.opset = op.version();
+  if (model.opset < 0)
+    throw Failure{"declares opset " + std::to_string(model.opset) + " (not a version)"};
   if (model.opset == 0)
     model.opset = 1; // IR v3+ models always declare it; older ones mean opset 1
+  if (model.opset > newestKnownOpset())
+    throw Failure{"declares opset " + std::to_string(model.opset) +
+                  ", newer than the newest this tractc knows (" +
+                  std::to_string(newestKnownOpset()) + ")"};
   const auto &graph = proto.graph();
+  checkNames(graph);
   model.graphName = graph.name();
   // Tensors with a sparse or string payload are refused in convertTensor.
   for (const auto &init : graph.initializer())
@@ -295,6 +327,8 @@ Node convertNode(const ::onnx::NodeProto &np, int index, const fs::path &baseDir
   if (node.name.empty())
     node.name = np.op_type() + "_" + std::to_string(index);
   node.opType = np.op_type();
+  if (node.opType.empty())
+    throw Failure{"node '" + node.name + "' has no op type"};
   node.domain = np.domain();
   node.inputs.assign(np.input().begin(), np.input().end());
   node.outputs.assign(np.output().begin(), np.output().end());
@@ -303,10 +337,50 @@ Node convertNode(const ::onnx::NodeProto &np, int index, const fs::path &baseDir
   return node;
 }
 
+// Parses a ModelProto from `coded` and converts it; `error` on failure.
+bool convertFrom(google::protobuf::io::CodedInputStream &coded, const fs::path &baseDir,
+                 Model &model, std::string &error) {
+  ::onnx::ModelProto proto;
+  coded.SetTotalBytesLimit(INT_MAX);
+  if (!proto.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage()) {
+    error = "is not a valid ONNX protobuf (parse error)";
+    return false;
+  }
+  if (!proto.has_graph()) {
+    error = "has no graph (not an ONNX model?)";
+    return false;
+  }
+  convertModel(proto, baseDir, model);
+  return true;
+}
+
+// Runs `body`, turning what it throws into `error`.
+template <typename Fn> bool guarded(std::string &error, Fn body) {
+  try {
+    return body();
+  } catch (const Failure &f) {
+    error = f.message;
+  } catch (const std::exception &e) {
+    error = std::string("cannot read the model: ") + e.what();
+  } catch (...) {
+    error = "cannot read the model";
+  }
+  return false;
+}
+
 } // namespace
 
+int64_t newestKnownOpset() {
+  static const int64_t newest = [] {
+    const auto &ranges = ::onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+    auto it = ranges.find(::onnx::ONNX_DOMAIN);
+    return it == ranges.end() ? int64_t(0) : int64_t(it->second.second);
+  }();
+  return newest;
+}
+
 bool loadModel(const std::string &path, Model &model, std::string &error) {
-  try {
+  return guarded(error, [&] {
     model = Model();
     model.path = path;
     std::error_code ec;
@@ -319,36 +393,27 @@ bool loadModel(const std::string &path, Model &model, std::string &error) {
       error = "cannot open the file";
       return false;
     }
-    ::onnx::ModelProto proto;
-    bool parsed;
-    {
-      google::protobuf::io::FileInputStream raw(fd);
-      google::protobuf::io::CodedInputStream coded(&raw);
-      coded.SetTotalBytesLimit(INT_MAX);
-      parsed = proto.ParseFromCodedStream(&coded) && coded.ConsumedEntireMessage();
-    }
-    ::close(fd);
-    if (!parsed) {
-      error = "is not a valid ONNX protobuf (parse error)";
-      return false;
-    }
-    if (!proto.has_graph()) {
-      error = "has no graph (not an ONNX model?)";
-      return false;
-    }
     fs::path baseDir = fs::path(path).parent_path();
     if (baseDir.empty())
       baseDir = ".";
-    convertModel(proto, baseDir, model);
-    return true;
-  } catch (const Failure &f) {
-    error = f.message;
-  } catch (const std::exception &e) {
-    error = std::string("cannot read the model: ") + e.what();
-  } catch (...) {
-    error = "cannot read the model";
-  }
-  return false;
+    google::protobuf::io::FileInputStream raw(fd);
+    raw.SetCloseOnDelete(true); // closed on every path, a throw included
+    google::protobuf::io::CodedInputStream coded(&raw);
+    return convertFrom(coded, baseDir, model, error);
+  });
+}
+
+bool parseModel(const void *data, size_t size, const std::string &baseDir, Model &model,
+                std::string &error) {
+  return guarded(error, [&] {
+    model = Model();
+    if (size > (size_t)INT_MAX) {
+      error = "is larger than 2 GiB";
+      return false;
+    }
+    google::protobuf::io::CodedInputStream coded(static_cast<const uint8_t *>(data), (int)size);
+    return convertFrom(coded, baseDir, model, error);
+  });
 }
 
 } // namespace tract::onnx

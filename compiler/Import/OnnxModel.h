@@ -92,6 +92,15 @@ struct Model {
 /// folder.
 bool loadModel(const std::string &path, Model &model, std::string &error);
 
+/// The same for a model already in memory (the fuzzer's entry point);
+/// external data is looked up in `baseDir`.
+bool parseModel(const void *data, size_t size, const std::string &baseDir, Model &model,
+                std::string &error);
+
+/// The newest default-domain opset the linked ONNX library defines: a model
+/// declaring a newer one is refused.
+int64_t newestKnownOpset();
+
 } // namespace tract::onnx
 
 #endif // TRACT_IMPORT_ONNXMODEL_H

@@ -361,6 +361,18 @@ LogicalResult convertSlice(NodeContext &c) {
   return c.bind(c.make<SliceOp>(c.input(0), outStarts, outLimits, outSteps));
 }
 
+// Constant indices into a dim of `size` must lie in [-size, size): ONNX
+// leaves others undefined, and the generated code would read out of bounds.
+LogicalResult checkConstIndices(NodeContext &c, size_t input, int64_t size) {
+  std::optional<SmallVector<int64_t>> indices = c.constInts(input);
+  if (!indices || ShapedType::isDynamic(size))
+    return success();
+  for (int64_t i : *indices)
+    if (i < -size || i >= size)
+      return c.fail("index " + Twine(i) + " is out of range for a dim of " + Twine(size));
+  return success();
+}
+
 LogicalResult convertGather(NodeContext &c) {
   Value indices = c.input(1);
   auto it = c.inputType(1);
@@ -369,6 +381,8 @@ LogicalResult convertGather(NodeContext &c) {
   auto axis = normalizeAxis(c.attrInt("axis", 0), c.inputType(0).getRank());
   if (failed(axis))
     return c.fail("expected an axis in range");
+  if (failed(checkConstIndices(c, 1, c.inputType(0).getDimSize(*axis))))
+    return failure();
   return c.bind(c.make<GatherOp>(c.input(0), indices, *axis));
 }
 
@@ -376,6 +390,8 @@ LogicalResult convertGatherElements(NodeContext &c) {
   auto axis = normalizeAxis(c.attrInt("axis", 0), c.inputType(0).getRank());
   if (failed(axis))
     return c.fail("expected an axis in range");
+  if (failed(checkConstIndices(c, 1, c.inputType(0).getDimSize(*axis))))
+    return failure();
   auto type = RankedTensorType::get(c.inputType(1).getShape(),
                                     c.inputType(0).getElementType());
   c.setOutput(0, c.makeTyped<GatherElementsOp>(type, c.input(0), c.input(1), *axis));
@@ -440,8 +456,11 @@ LogicalResult convertConstant(NodeContext &c) {
   } else if (c.hasAttr("value_ints")) {
     SmallVector<int64_t> v = c.attrInts("value_ints");
     t = int64Tensor(v, {(int64_t)v.size()});
-  } else {
+  } else if (c.hasAttr("sparse_value") || c.hasAttr("value_string") ||
+             c.hasAttr("value_strings")) {
     return c.unsupported("a Constant without a numeric value (sparse or string)");
+  } else {
+    return c.fail("expected a value attribute (value, value_float(s) or value_int(s))");
   }
   c.setConstOutput(0, t);
   return success();

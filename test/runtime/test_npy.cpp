@@ -113,6 +113,11 @@ TEST_F(Npy, RejectsBadInput) {
   EXPECT_FALSE(rt::npy_read(path("tr.npy").c_str(), &a, err, sizeof(err)));
   EXPECT_NE(std::strstr(err, "truncated"), nullptr) << err;
   EXPECT_EQ(a.data, nullptr);
+  write_raw("long.npy",
+            "{'descr': '<i4', 'fortran_order': False, 'shape': (4,), }", 20);
+  EXPECT_FALSE(rt::npy_read(path("long.npy").c_str(), &a, err, sizeof(err)));
+  EXPECT_NE(std::strstr(err, "more data than its shape holds"), nullptr) << err;
+  EXPECT_EQ(a.data, nullptr);
   // Byte-order marks '|' and '>' are fine for one-byte types.
   write_raw("b1.npy",
             "{'descr': '|b1', 'fortran_order': False, 'shape': (3,), }", 3);

@@ -17,6 +17,7 @@
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -241,10 +242,16 @@ int main(int argc, char **argv) {
   if (!imported.module)
     return imported.unsupported ? 2 : 1;
   ModuleOp module = *imported.module;
+  // The pass manager verifies after every pass (its default, kept on: a
+  // pass that breaks the IR is an error here, not bad code); the imported
+  // module is verified here.
+  if (failed(mlir::verify(module)))
+    return fail(inputPath + ": the imported IR does not verify (an importer bug)");
   if (emitStage == "import")
     return printIR(module);
 
   PassManager pm(&context);
+  pm.enableVerifier(true);
   if (!noOptimize)
     mlir::tract::buildOptimizePipeline(pm);
   if (!noOptimize && emitStage != "optimize")

@@ -260,6 +260,13 @@ inline bool npy_read(const char *path, NpyArray *out, char *err,
     std::fclose(fp);
     return detail::npy_fail(err, err_len, "truncated data", path);
   }
+  // Bytes past the shape's: the header and the data disagree (a file cut
+  // from a larger array, or the wrong one).
+  if (std::fgetc(fp) != EOF) {
+    npy_free(out);
+    std::fclose(fp);
+    return detail::npy_fail(err, err_len, "more data than its shape holds", path);
+  }
   std::fclose(fp);
   return true;
 }
