@@ -4,7 +4,7 @@
 set -euo pipefail
 
 PACKAGES=(
-  cmake ninja-build g++ clang-19 lld-19
+  cmake ninja-build g++ clang-19 lld-19 libclang-rt-19-dev
   llvm-19-dev libmlir-19-dev mlir-19-tools llvm-19-tools libzstd-dev
   libprotobuf-dev protobuf-compiler libonnx-dev python3-onnx libonnx-testdata
   libfmt-dev libgtest-dev python3-numpy

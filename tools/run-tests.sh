@@ -3,8 +3,8 @@
 # test suite: lit (dialect, importer, passes, emitter), the runtime's gtests,
 # the end-to-end torchvision/BERT models (on the CPU and on the SPIR-V target
 # on Mesa's lavapipe), the embedded targets (aarch64 and armv7 under
-# qemu-user, a Cortex-M7 link) and the ONNX conformance suite (CPU and
-# SPIR-V).
+# qemu-user, a Cortex-M7 link), the ONNX conformance suite (CPU and
+# SPIR-V), generated code under ASan + UBSan and 60 s of fuzzing.
 # The last line is "N passed, M failed" over all of them; exit 1 on any failure.
 #
 #   tools/run-tests.sh [--no-install] [--quick]
@@ -65,7 +65,7 @@ done
 if [ "$quick" = 0 ]; then
   echo "== end-to-end models (torch export, compile, compare)"
   # (--spirv: each model on the SPIR-V target too, on Mesa's lavapipe.)
-  /usr/bin/python3 test/e2e/run_e2e.py --spirv | tee "$log/e2e"
+  /usr/bin/python3 test/e2e/run_e2e.py --spirv --workdir "$log/e2e-work" | tee "$log/e2e"
   add_closing "$log/e2e"
   echo "== embedded targets (aarch64, armv7 under qemu; Cortex-M7)"
   tools/check-targets.sh | tee "$log/targets"
@@ -78,11 +78,30 @@ if [ "$quick" = 0 ]; then
   # (the kernels are SPIR-V); its build was most of each test's time (-O1:
   # 13% longer). test/Emit/spirv-run.test builds it at -O1 with -Werror.
   /usr/bin/python3 test/conformance/run_conformance.py -j "$(nproc)" --spirv --opt=-O0 "${CONF_FLAGS[@]}" | tee "$log/conf"
+  add_closing "$log/conf"
+  echo "== generated code under ASan + UBSan (a conformance sample, five e2e models)"
+  # Every other test of the families with the most index arithmetic, and
+  # models already exported above; a sanitizer report fails the test.
+  san="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+  families="conv|convtranspose|maxpool|averagepool|gather|scatter|resize|slice|pad|edge_pad"
+  families+="|reflect_pad|lstm|gru|einsum|top_k|cumsum|nonzero|depthtospace|roialign"
+  families+="|nonmaxsuppression|unique|onehot|strnorm|softmax_axis|gemm|matmul|qlinear"
+  /usr/bin/python3 test/conformance/run_conformance.py -j "$(nproc)" --suites node --every 2 \
+    --filter "^node/test_($families)(?!.*expanded)" \
+    --cxxflags="$san -Wall -Wextra -Wpedantic -Werror" | tee "$log/san"
+  add_closing "$log/san"
+  /usr/bin/python3 test/e2e/run_e2e.py --workdir "$log/e2e-work" --reuse --skip-hygiene \
+    --only kws_cnn,mlp,squeezenet1_1,mobilenet_v2,bert_opset17 --cxxflags="$san" | tee "$log/san"
+  add_closing "$log/san"
+  echo "== fuzzing the importer and the pipelines (60 s, ASan + UBSan)"
+  tools/fuzz.sh 60 | tee "$log/fuzz"
+  add_closing "$log/fuzz"
+  # (the hostile-model corpus runs in lit: test/Hostile/hostile.test)
 else
   echo "== ONNX conformance (node suite)"
   /usr/bin/python3 test/conformance/run_conformance.py -j "$(nproc)" --suites node "${CONF_FLAGS[@]}" | tee "$log/conf"
+  add_closing "$log/conf"
 fi
-add_closing "$log/conf"
 
 rm -rf "$log"
 echo

@@ -45,15 +45,16 @@ std::optional<std::string> expandEllipsis(StringRef term, int64_t rank, int64_t 
 struct Einsum {
   NodeContext &c;
 
-  Value sumAxes(Value v, SmallVector<int64_t> axes) {
+  FailureOr<Value> sumAxes(Value v, SmallVector<int64_t> axes) {
     if (axes.empty())
       return v;
     llvm::sort(axes);
-    return *c.make<ReduceSumOp>(v, axes, false);
+    return c.make<ReduceSumOp>(v, axes, false);
   }
 
-  // Removes repeated labels: x[..i..i..] -> x[..i..] (the diagonal).
-  Operand diagonal(Operand o) {
+  // Removes repeated labels: x[..i..i..] -> x[..i..] (the diagonal; the
+  // caller checked that a label's dims agree).
+  FailureOr<Operand> diagonal(Operand o) {
     for (size_t i = 0; i < o.labels.size(); ++i)
       for (size_t j = i + 1; j < o.labels.size(); ++j)
         if (o.labels[i] == o.labels[j]) {
@@ -62,8 +63,13 @@ struct Einsum {
           SmallVector<int64_t> shape(t.getRank(), 1);
           shape[i] = shape[j] = n;
           Value mask = eyeMask(t.getElementType(), shape, n);
-          Value masked = *c.make<MulOp>(o.value, mask);
-          o.value = sumAxes(masked, {(int64_t)j});
+          FailureOr<Value> masked = c.make<MulOp>(o.value, mask);
+          if (failed(masked))
+            return failure();
+          FailureOr<Value> summed = sumAxes(*masked, {(int64_t)j});
+          if (failed(summed))
+            return failure();
+          o.value = *summed;
           o.labels.erase(j, 1);
           return diagonal(o);
         }
@@ -129,9 +135,30 @@ LogicalResult convertEinsum(NodeContext &c) {
       if (n == 1 && !isdigit((unsigned char)ch))
         output.push_back(ch);
   }
+  // A letter stands for one size wherever it appears (numpy refuses the
+  // rest too); an output label appears once.
+  std::map<char, int64_t> sizeOf;
+  for (const Operand &o : ops)
+    for (size_t d = 0; d < o.labels.size(); ++d) {
+      char ch = o.labels[d];
+      int64_t n = cast<RankedTensorType>(o.value.getType()).getDimSize(d);
+      if (isdigit((unsigned char)ch))
+        continue; // ellipsis dims: broadcast is checked below
+      auto [it, inserted] = sizeOf.emplace(ch, n);
+      if (!inserted && it->second != n)
+        return c.fail(std::string("label '") + ch + "' stands for dims of " +
+                      std::to_string(it->second) + " and " + std::to_string(n));
+    }
+  for (size_t i = 0; i < output.size(); ++i)
+    if (output.find(output[i], i + 1) != std::string::npos)
+      return c.fail(std::string("output label '") + output[i] + "' appears twice");
   Einsum e{c};
-  for (auto &o : ops)
-    o = e.diagonal(o);
+  for (auto &o : ops) {
+    FailureOr<Operand> d = e.diagonal(o);
+    if (failed(d))
+      return failure();
+    o = *d;
+  }
 
   // Sum labels that appear in one operand only and not in the output.
   for (size_t k = 0; k < ops.size(); ++k) {
@@ -145,7 +172,10 @@ LogicalResult convertEinsum(NodeContext &c) {
       else
         kept.push_back(ch);
     }
-    ops[k].value = e.sumAxes(ops[k].value, axes);
+    FailureOr<Value> summed = e.sumAxes(ops[k].value, axes);
+    if (failed(summed))
+      return failure();
+    ops[k].value = *summed;
     ops[k].labels = kept;
   }
 
@@ -177,7 +207,9 @@ LogicalResult convertEinsum(NodeContext &c) {
       SmallVector<int64_t> perm;
       for (char ch : order)
         perm.push_back(o.labels.find(ch));
-      Value v = o.labels == order ? o.value : *c.make<TransposeOp>(o.value, perm);
+      FailureOr<Value> v = o.labels == order ? o.value : c.make<TransposeOp>(o.value, perm);
+      if (failed(v))
+        return v;
       SmallVector<int64_t> shape;
       for (const std::string &g : groups) {
         int64_t n = 1;
@@ -185,15 +217,17 @@ LogicalResult convertEinsum(NodeContext &c) {
           n *= dimOf(o, ch);
         shape.push_back(n);
       }
-      return c.reshape(v, shape);
+      return FailureOr<Value>(c.reshape(*v, shape));
     };
     // Broadcast batch dims of size 1 are not supported by this layout.
     for (char ch : batch)
       if (dimOf(a, ch) != dimOf(b, ch))
         return c.unsupported("Einsum with broadcast batch dims");
-    Value am = arrange(a, batch + left + contracted, {batch, left, contracted});
-    Value bm = arrange(b, batch + contracted + right, {batch, contracted, right});
-    FailureOr<Value> prod = c.make<MatMulOp>(am, bm, false, false);
+    FailureOr<Value> am = arrange(a, batch + left + contracted, {batch, left, contracted});
+    FailureOr<Value> bm = arrange(b, batch + contracted + right, {batch, contracted, right});
+    if (failed(am) || failed(bm))
+      return failure();
+    FailureOr<Value> prod = c.make<MatMulOp>(*am, *bm, false, false);
     if (failed(prod))
       return failure();
     SmallVector<int64_t> shape;
@@ -216,10 +250,11 @@ LogicalResult convertEinsum(NodeContext &c) {
       return c.fail(std::string("output label '") + ch + "' is not in any input");
     perm.push_back(at);
   }
-  if (labels != output)
-    result = *c.make<TransposeOp>(result, perm);
-  c.setOutput(0, result);
-  return success();
+  if (labels == output) {
+    c.setOutput(0, result);
+    return success();
+  }
+  return c.bind(c.make<TransposeOp>(result, perm));
 }
 
 } // namespace

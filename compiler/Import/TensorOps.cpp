@@ -80,8 +80,8 @@ LogicalResult convertReshape(NodeContext &c) {
       inferIndex = i;
     } else if (shape[i] < 0) {
       return c.fail("expected target dims >= -1, got " + std::to_string(shape[i]));
-    } else {
-      known *= shape[i];
+    } else if (__builtin_mul_overflow(known, shape[i], &known)) {
+      return c.fail("expected a target shape whose element count fits in 64 bits");
     }
   }
   if (inferIndex >= 0) {

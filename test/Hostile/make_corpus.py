@@ -149,6 +149,9 @@ def cases():
     yield "split_sizes_mismatch", model(
         [helper.make_node("Split", ["X", "s"], ["Y", "Z"], name="split", axis=1)], [x],
         [vi("Y", [1, 2]), vi("Z", [1, 2])], [const("s", np.array([3, 3], np.int64))])
+    yield "einsum_label_two_sizes", model(
+        [helper.make_node("Einsum", ["X"], ["Y"], name="einsum", equation="ii->i")],
+        [vi("X", [3, 4])], [vi("Y", [3])], opset=12)
     yield "constant_no_value", model([helper.make_node("Constant", [], ["C"], name="c"),
                                       helper.make_node("Add", ["X", "C"], ["Y"], name="add")], [x], [y])
 
