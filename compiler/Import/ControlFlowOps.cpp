@@ -140,7 +140,10 @@ LogicalResult convertLoop(NodeContext &c) {
                                                 c.reshape(c.cast(c.input(0), i64), {}));
       if (failed(inRange))
         return failure();
-      active = active ? *c.make<AndOp>(active, *inRange) : *inRange;
+      FailureOr<Value> both = active ? c.make<AndOp>(active, *inRange) : inRange;
+      if (failed(both))
+        return failure();
+      active = *both;
     }
     SmallVector<GraphValue> args{constant(scalarTensor(onnx::kInt64, i)),
                                  active ? GraphValue{active, nullptr, nullptr} : cond};
@@ -183,7 +186,10 @@ LogicalResult convertLoop(NodeContext &c) {
     // The condition for the next step.
     if (!(next && *next)) {
       Value condOut = c.reshape(c.cast(c.materialize((*outs)[0]), i1), {});
-      active = active ? *c.make<AndOp>(active, condOut) : condOut;
+      FailureOr<Value> both = active ? c.make<AndOp>(active, condOut) : condOut;
+      if (failed(both))
+        return failure();
+      active = *both;
     }
   }
   for (size_t k = 0; k < carried && k < c.numOutputs(); ++k)

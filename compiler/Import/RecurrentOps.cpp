@@ -103,7 +103,8 @@ LogicalResult convertRecurrent(NodeContext &c, Cell cell) {
   std::string direction = c.attrString("direction", "forward");
   int64_t dirs = direction == "bidirectional" ? 2 : 1;
   bool layout = c.attrInt("layout", 0) != 0;
-  if (xt.getRank() != 3 || wt.getRank() != 3 || rt.getRank() != 3 || wt.getDimSize(0) != dirs)
+  if (xt.getRank() != 3 || wt.getRank() != 3 || rt.getRank() != 3 || wt.getDimSize(0) != dirs ||
+      rt.getDimSize(0) != dirs)
     return c.fail("expected 3-D X, W, R with one slice per direction");
   if (r.hidden <= 0)
     r.hidden = rt.getDimSize(2);
