@@ -6,7 +6,9 @@
 
 #include "tract/rt/half.h"
 
+#include <cmath>
 #include <cstring>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::tract;
@@ -318,19 +320,32 @@ Value NodeContext::constantI64(ArrayRef<int64_t> values, ArrayRef<int64_t> shape
 
 void mlir::tract::appendScalar(HostTensor &t, double v) {
   auto put = [&](auto x) { t.bytes.append(reinterpret_cast<const char *>(&x), sizeof(x)); };
+  // A double outside an integer type's range does not convert (undefined
+  // behaviour): it saturates, NaN to 0 (an attribute like NLL's
+  // ignore_index may hold anything).
+  auto integer = [&](auto zero) {
+    using I = decltype(zero);
+    if (std::isnan(v))
+      return I(0);
+    if (v <= (double)std::numeric_limits<I>::min())
+      return std::numeric_limits<I>::min();
+    if (v >= (double)std::numeric_limits<I>::max())
+      return std::numeric_limits<I>::max();
+    return (I)v;
+  };
   switch (t.dataType) {
   case onnx::kFloat: put((float)v); break;
   case onnx::kDouble: put(v); break;
   case onnx::kFloat16: put(::tract::rt::float_to_half((float)v).bits); break;
   case onnx::kBFloat16: put(::tract::rt::float_to_bfloat16((float)v).bits); break;
-  case onnx::kInt8: put((int8_t)v); break;
-  case onnx::kInt16: put((int16_t)v); break;
-  case onnx::kInt32: put((int32_t)v); break;
-  case onnx::kInt64: put((int64_t)v); break;
-  case onnx::kUInt8: put((uint8_t)v); break;
-  case onnx::kUInt16: put((uint16_t)v); break;
-  case onnx::kUInt32: put((uint32_t)v); break;
-  case onnx::kUInt64: put((uint64_t)v); break;
+  case onnx::kInt8: put(integer(int8_t(0))); break;
+  case onnx::kInt16: put(integer(int16_t(0))); break;
+  case onnx::kInt32: put(integer(int32_t(0))); break;
+  case onnx::kInt64: put(integer(int64_t(0))); break;
+  case onnx::kUInt8: put(integer(uint8_t(0))); break;
+  case onnx::kUInt16: put(integer(uint16_t(0))); break;
+  case onnx::kUInt32: put(integer(uint32_t(0))); break;
+  case onnx::kUInt64: put(integer(uint64_t(0))); break;
   case onnx::kBool: put((uint8_t)(v != 0)); break;
   default: break;
   }
