@@ -31,7 +31,7 @@ export UBSAN_OPTIONS=print_stacktrace=1
 passed=0 failed=0
 regressions=(test/Hostile/fuzz-regressions/*)
 if [ -e "${regressions[0]}" ]; then
-  if "$fuzz" -runs=0 -timeout=30 -rss_limit_mb=4096 "${regressions[@]}"; then
+  if "$fuzz" -runs=0 -timeout=30 -rss_limit_mb=4096 -malloc_limit_mb=2048 "${regressions[@]}"; then
     passed=$((passed + 1))
   else
     echo "FAIL: a fuzz regression crashes again"; failed=$((failed + 1))

@@ -31,6 +31,8 @@ CONF_FLAGS=(--cxxflags="-Wall -Wextra -Wpedantic -Werror")
 
 passed=0 failed=0
 log=$(mktemp -d)
+# Each stage's header says when it began: CI's time is measured per stage.
+stage() { echo "== $1  [$(date +%T), ${SECONDS} s in]"; }
 add() { passed=$((passed + $1)); failed=$((failed + $2)); }
 # Reads the "N passed, M failed" line a harness printed last.
 add_closing() {
@@ -40,7 +42,7 @@ add_closing() {
   add "$(echo "$line" | cut -d' ' -f1)" "$(echo "$line" | cut -d' ' -f3)"
 }
 
-echo "== lit"
+stage "lit"
 /usr/lib/llvm-19/build/utils/lit/lit.py -sv build/test | tee "$log/lit"
 lit_pass=$(grep -Eo 'Passed *: *[0-9]+' "$log/lit" | grep -Eo '[0-9]+' | tail -1)
 lit_fail=0
@@ -50,7 +52,7 @@ done
 add "${lit_pass:-0}" "${lit_fail:-0}"
 [ -z "$lit_pass" ] && add 0 1
 
-echo "== runtime gtest"
+stage "runtime gtest"
 # The main suite, then the GEMM tests built again for each x86 instruction
 # set this CPU runs (test/runtime/CMakeLists.txt), so every micro-kernel runs.
 for suite in build/bin/tract-runtime-tests build/bin/tract-gemm-tests-* build/bin/tract-vk-tests; do
@@ -63,23 +65,23 @@ for suite in build/bin/tract-runtime-tests build/bin/tract-gemm-tests-* build/bi
 done
 
 if [ "$quick" = 0 ]; then
-  echo "== end-to-end models (torch export, compile, compare)"
+  stage "end-to-end models (torch export, compile, compare)"
   # (--spirv: each model on the SPIR-V target too, on Mesa's lavapipe.)
   /usr/bin/python3 test/e2e/run_e2e.py --spirv --workdir "$log/e2e-work" | tee "$log/e2e"
   add_closing "$log/e2e"
-  echo "== embedded targets (aarch64, armv7 under qemu; Cortex-M7)"
+  stage "embedded targets (aarch64, armv7 under qemu; Cortex-M7)"
   tools/check-targets.sh | tee "$log/targets"
   add_closing "$log/targets"
-  echo "== ONNX conformance"
+  stage "ONNX conformance"
   /usr/bin/python3 test/conformance/run_conformance.py -j "$(nproc)" "${CONF_FLAGS[@]}" | tee "$log/conf"
   add_closing "$log/conf"
-  echo "== ONNX conformance on the SPIR-V target (Mesa lavapipe)"
+  stage "ONNX conformance on the SPIR-V target (Mesa lavapipe)"
   # -O0: the generated host code only stages buffers and records commands
   # (the kernels are SPIR-V); its build was most of each test's time (-O1:
   # 13% longer). test/Emit/spirv-run.test builds it at -O1 with -Werror.
   /usr/bin/python3 test/conformance/run_conformance.py -j "$(nproc)" --spirv --opt=-O0 "${CONF_FLAGS[@]}" | tee "$log/conf"
   add_closing "$log/conf"
-  echo "== generated code under ASan + UBSan (a conformance sample, five e2e models)"
+  stage "generated code under ASan + UBSan (a conformance sample, five e2e models)"
   # Every other test of the families with the most index arithmetic, and
   # models already exported above; a sanitizer report fails the test.
   san="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
@@ -93,18 +95,19 @@ if [ "$quick" = 0 ]; then
   /usr/bin/python3 test/e2e/run_e2e.py --workdir "$log/e2e-work" --reuse --skip-hygiene \
     --only kws_cnn,mlp,squeezenet1_1,mobilenet_v2,bert_opset17 --cxxflags="$san" | tee "$log/san"
   add_closing "$log/san"
-  echo "== fuzzing the importer and the pipelines (60 s, ASan + UBSan)"
+  stage "fuzzing the importer and the pipelines (60 s, ASan + UBSan)"
   tools/fuzz.sh 60 | tee "$log/fuzz"
   add_closing "$log/fuzz"
   # (the hostile-model corpus runs in lit: test/Hostile/hostile.test)
 else
-  echo "== ONNX conformance (node suite)"
+  stage "ONNX conformance (node suite)"
   /usr/bin/python3 test/conformance/run_conformance.py -j "$(nproc)" --suites node "${CONF_FLAGS[@]}" | tee "$log/conf"
   add_closing "$log/conf"
 fi
 
 rm -rf "$log"
 echo
+stage "done"
 echo "all suites: $passed passed, $failed failed"
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -1656,6 +1656,10 @@ FailureOr<GpuLayout> GpuLayout::build(const PlannedModel &pm, func::FuncOp func)
   for (auto [i, v] : llvm::enumerate(ret->getOperands())) {
     if (l.outputOffsets[i] >= 0)
       continue;
+    if (tensorBytes(v.getType()) == 0) { // (an empty output: nothing to read)
+      l.outputOffsets[i] = 0;
+      continue;
+    }
     auto it = l.where.find(v);
     if (it == l.where.end() || it->second.chunk >= 0)
       return ret->emitError("output ") << i << " is a constant: not supported by --target=spirv yet";

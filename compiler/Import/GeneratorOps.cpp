@@ -15,9 +15,18 @@ namespace onnx = ::tract::onnx;
 
 namespace {
 
+// EyeLike and the window functions are computed here, whatever their size:
+// bounded so that a hostile shape cannot exhaust the compiler's memory.
+constexpr int64_t kMaxGeneratedElements = int64_t(1) << 24;
 
-// Range: constant when its bounds are; otherwise start + i * delta at run
-// time with the length the model declares.
+// start + i * delta computed at run time, for a length of n.
+Value runtimeRange(NodeContext &c, int64_t n) {
+  auto type = RankedTensorType::get({n}, c.inputType(0).getElementType());
+  return c.makeTyped<RangeOp>(type, c.reshape(c.input(0), {}), c.reshape(c.input(2), {}));
+}
+
+// Range: constant when its bounds are (and it is small); otherwise start +
+// i * delta at run time with the length the bounds or the model declare.
 LogicalResult convertRange(NodeContext &c) {
   auto start = c.constDoubles(0), limit = c.constDoubles(1), delta = c.constDoubles(2);
   if (start && limit && delta) {
@@ -33,6 +42,10 @@ LogicalResult convertRange(NodeContext &c) {
     if (t.dataType != onnx::kFloat && t.dataType != onnx::kDouble && t.dataType != onnx::kInt16 &&
         t.dataType != onnx::kInt32 && t.dataType != onnx::kInt64)
       return c.unsupported(Twine("Range of ") + onnx::dataTypeName(t.dataType));
+    if (n > kMaxFoldElements) {
+      c.setOutput(0, runtimeRange(c, n));
+      return success();
+    }
     t.dims = {n};
     for (int64_t i = 0; i < n; ++i) {
       if (t.dataType == onnx::kFloat)
@@ -48,8 +61,9 @@ LogicalResult convertRange(NodeContext &c) {
   RankedTensorType declared = c.declaredOutputType(0);
   if (!declared || declared.getRank() != 1)
     return c.unsupported("Range with bounds computed at run time and no declared length");
-  Value s = c.reshape(c.input(0), {}), d = c.reshape(c.input(2), {});
-  c.setOutput(0, c.makeTyped<RangeOp>(declared, s, d));
+  if (declared.getElementType() != c.inputType(0).getElementType())
+    return c.fail("expected a declared Range output of its start's element type");
+  c.setOutput(0, runtimeRange(c, declared.getDimSize(0)));
   return success();
 }
 
@@ -63,6 +77,8 @@ LogicalResult convertEyeLike(NodeContext &c) {
     return c.unsupported(Twine("EyeLike of ") + onnx::dataTypeName(t.dataType));
   int64_t k = c.attrInt("k", 0);
   t.dims = {xt.getDimSize(0), xt.getDimSize(1)};
+  if (t.numElements() > kMaxGeneratedElements)
+    return c.unsupported("an EyeLike of more than 2^24 elements");
   for (int64_t r = 0; r < t.dims[0]; ++r)
     for (int64_t col = 0; col < t.dims[1]; ++col)
       appendScalar(t, col - r == k ? 1.0 : 0.0);
@@ -81,8 +97,8 @@ LogicalResult convertWindow(NodeContext &c) {
     size = declared.getDimSize(0);
   if (size < 0)
     return c.unsupported("a window size computed at run time");
-  if (size > (int64_t(1) << 32))
-    return c.fail("expected a window size below 2^32");
+  if (size > kMaxGeneratedElements)
+    return c.unsupported("a window of more than 2^24 elements");
   HostTensor t;
   t.dataType = (int32_t)c.attrInt("output_datatype", onnx::kFloat);
   if (!elementTypeFor(c.context(), t.dataType))

@@ -20,8 +20,6 @@ namespace rt = ::tract::rt;
 
 namespace {
 
-constexpr int64_t kMaxFoldElements = 1 << 16;
-
 // Calls f(T{}) with the C++ type of an ONNX element type.
 template <typename F>
 bool dispatch(int32_t dtype, F &&f) {

@@ -260,6 +260,63 @@ FailureOr<int64_t> mlir::tract::checkedNumElements(ArrayRef<int64_t> shape) {
   return n;
 }
 
+// An op that makes a non-empty result from an empty tensor reduces or
+// contracts over an empty axis (or indexes into nothing): its operand 0, or
+// either operand of a product. Padding and scatters keep their data input.
+static bool reducesEmpty(Operation *op) {
+  auto empty = [](Value v) { return cast<RankedTensorType>(v.getType()).getNumElements() == 0; };
+  if (isa<ConstOp, ScatterElementsOp, ScatterNdOp, ConcatOp>(op) || op->getNumOperands() == 0 ||
+      llvm::all_of(op->getResultTypes(),
+                   [](Type t) { return cast<RankedTensorType>(t).getNumElements() == 0; }))
+    return false;
+  if (auto pad = dyn_cast<PadOp>(op))
+    return pad.getMode() != "constant" && empty(op->getOperand(0));
+  if (isa<MatMulOp, ConvOp, ConvTransposeOp>(op))
+    return empty(op->getOperand(0)) || empty(op->getOperand(1));
+  return empty(op->getOperand(0));
+}
+
+// Tensors with no elements: a result with none becomes an empty constant, so
+// no kernel runs on it (tiling, packing and loops divide by dims); an op that
+// would make a non-empty result from an empty operand is refused.
+LogicalResult Importer::replaceEmptyResults(SmallVectorImpl<Operation *> &created,
+                                            const onnx::Node &node) {
+  SmallVector<Operation *> kept;
+  for (Operation *op : created) {
+    if (reducesEmpty(op)) {
+      unsupported = true;
+      return emitError(op->getLoc())
+             << "unsupported: " << op->getName() << " over an empty tensor (of type "
+             << op->getOperand(0).getType() << ")";
+    }
+    if (isa<ConstOp>(op)) {
+      kept.push_back(op);
+      continue;
+    }
+    builder.setInsertionPointAfter(op);
+    for (OpResult r : op->getResults()) {
+      auto type = cast<RankedTensorType>(r.getType());
+      if (type.getNumElements() != 0)
+        continue;
+      auto contents = std::make_shared<HostTensor>();
+      contents->dataType = onnxTypeFor(type.getElementType());
+      contents->dims.assign(type.getShape().begin(), type.getShape().end());
+      Value empty = builder.create<ConstOp>(op->getLoc(), type,
+                                            makeElementsAttr(type, "", "empty"));
+      kept.push_back(empty.getDefiningOp());
+      r.replaceAllUsesWith(empty);
+      // Later nodes see its (lack of) contents, as they would a folded value's.
+      for (const std::string &out : node.outputs)
+        if (GraphValue *gv = lookup(out); gv && gv->value == r)
+          *gv = {empty, contents};
+    }
+    kept.push_back(op); // (dead now, erased once the graph is imported)
+  }
+  created.assign(kept.begin(), kept.end());
+  builder.setInsertionPointToEnd(&func.getBody().front());
+  return success();
+}
+
 LogicalResult Importer::finishNode(Operation *lastBefore, const onnx::Node &node,
                                    Location loc) {
   Block *block = &func.getBody().front();
@@ -276,6 +333,8 @@ LogicalResult Importer::finishNode(Operation *lastBefore, const onnx::Node &node
     if (failed(mlir::verify(op)))
       return failure();
   }
+  if (failed(replaceEmptyResults(created, node)))
+    return failure();
 
   // Fold ops whose operands are all known, in creation order.
   auto &known = constants;
@@ -429,6 +488,36 @@ FailureOr<SmallVector<GraphValue>> Importer::inlineGraph(const onnx::Graph &grap
   return results;
 }
 
+// A graph output whose declared dtype or static dims differ from what the
+// graph computes would hand the caller buffers of the wrong size: refused.
+// Symbolic or missing dims and an undefined dtype declare nothing.
+LogicalResult Importer::checkDeclaredOutput(const onnx::ValueInfo &out, Value computed) {
+  auto type = cast<RankedTensorType>(computed.getType());
+  Type declaredElement = elementTypeFor(&context, out.elemType, /*allowString=*/true);
+  bool elementDiffers = declaredElement && declaredElement != type.getElementType();
+  bool shapeDiffers = out.hasShape && (int64_t)out.dims.size() != type.getRank();
+  for (size_t i = 0; out.hasShape && !shapeDiffers && i < out.dims.size(); ++i)
+    shapeDiffers = out.dims[i].value >= 0 && out.dims[i].value != type.getDimSize(i);
+  if (!elementDiffers && !shapeDiffers)
+    return success();
+  std::string declared;
+  llvm::raw_string_ostream os(declared);
+  if (out.hasShape)
+    for (const onnx::Dim &d : out.dims)
+      os << (d.value >= 0 ? std::to_string(d.value) : d.param.empty() ? "?" : d.param) << "x";
+  else
+    os << "*x";
+  if (declaredElement)
+    os << declaredElement;
+  else
+    os << "?";
+  std::string computedText;
+  llvm::raw_string_ostream(computedText) << type;
+  return emitError(builder.getUnknownLoc())
+         << "graph output '" << out.name << "' is declared tensor<" << declared
+         << ">, but the graph computes " << computedText;
+}
+
 ImportResult Importer::run(const ImportOptions &options) {
   ImportResult result;
   if (failed(checkSupported()) || failed(createFunction(options))) {
@@ -456,12 +545,20 @@ ImportResult Importer::run(const ImportOptions &options) {
       return result;
     }
     outputs.push_back(materialize(*v, out.name));
+    if (failed(checkDeclaredOutput(out, outputs.back())))
+      return result;
   }
   if (outputs.empty()) {
     emitError(builder.getUnknownLoc()) << "the graph has no outputs";
     return result;
   }
   builder.create<func::ReturnOp>(builder.getUnknownLoc(), outputs);
+  // Ops nothing uses (results replaced by constants, node outputs the graph
+  // does not read) go now: later passes, with --no-optimize codegen, would
+  // otherwise still see them.
+  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(func.getBody().front())))
+    if (op.use_empty() && isMemoryEffectFree(&op) && !op.hasTrait<OpTrait::IsTerminator>())
+      op.erase();
   func.setFunctionType(builder.getFunctionType(
       func.getArgumentTypes(), ValueRange(outputs).getTypes()));
   for (auto [i, out] : llvm::enumerate(model.outputs))

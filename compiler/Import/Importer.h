@@ -53,6 +53,9 @@ public:
 private:
   LogicalResult checkSupported();
   LogicalResult createFunction(const ImportOptions &options);
+  LogicalResult replaceEmptyResults(SmallVectorImpl<Operation *> &created,
+                                    const ::tract::onnx::Node &node);
+  LogicalResult checkDeclaredOutput(const ::tract::onnx::ValueInfo &out, Value computed);
 public:
   LogicalResult convertNode(const ::tract::onnx::Node &node);
 

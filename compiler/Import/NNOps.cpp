@@ -91,6 +91,15 @@ LogicalResult convertConvTranspose(NodeContext &c) {
   if (kernel.size() != n || strides.size() != n || dilations.size() != n ||
       outPad.size() != n || pads.size() != 2 * n)
     return c.fail("expected " + std::to_string(n) + " values in every window attribute");
+  if (failed(checkWindowValues(c, "strides", strides, 1)) ||
+      failed(checkWindowValues(c, "dilations", dilations, 1)) ||
+      failed(checkWindowValues(c, "kernel dims", kernel, 1)) ||
+      failed(checkWindowValues(c, "output paddings", outPad, 0)) ||
+      failed(checkWindowValues(c, "pads", pads, 0)))
+    return failure();
+  for (int64_t d : outShape)
+    if (d < 1 || d > (int64_t(1) << 36))
+      return c.fail("expected an output_shape of positive dims, got " + std::to_string(d));
   if (!outShape.empty() && outShape.size() != n && outShape.size() != n + 2)
     return c.fail("expected an output_shape of " + std::to_string(n) + " or " +
                   std::to_string(n + 2) + " dims, got " + std::to_string(outShape.size()));
@@ -390,12 +399,10 @@ LogicalResult convertDropout(NodeContext &c) {
   }
   c.forward(0, 0);
   if (c.numOutputs() > 1) {
-    HostTensor mask;
-    mask.dataType = onnx::kBool;
-    auto shape = c.inputType(0).getShape();
-    mask.dims.assign(shape.begin(), shape.end());
-    mask.bytes.assign(mask.numElements(), '\1');
-    c.setConstOutput(1, mask);
+    HostTensor keep;
+    keep.dataType = onnx::kBool;
+    keep.bytes.assign(1, '\1');
+    c.setFilledOutput(1, std::move(keep), c.inputType(0).getShape());
   }
   return success();
 }

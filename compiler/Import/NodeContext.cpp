@@ -248,6 +248,24 @@ void NodeContext::setConstOutput(size_t i, HostTensor t) {
   }
 }
 
+void NodeContext::setFilledOutput(size_t i, HostTensor scalar, ArrayRef<int64_t> shape) {
+  int64_t count = *checkedNumElements(shape);
+  if (count <= kMaxFoldElements) {
+    HostTensor t;
+    t.dataType = scalar.dataType;
+    t.dims.assign(shape.begin(), shape.end());
+    t.bytes.reserve(count * scalar.bytes.size());
+    for (int64_t k = 0; k < count; ++k)
+      t.bytes += scalar.bytes;
+    setConstOutput(i, std::move(t));
+    return;
+  }
+  scalar.dims.clear();
+  Value v = constant(scalar);
+  auto type = RankedTensorType::get(shape, mlir::cast<RankedTensorType>(v.getType()).getElementType());
+  setOutput(i, makeTyped<BroadcastOp>(type, v));
+}
+
 GraphValue NodeContext::inputValue(size_t i) {
   if (!hasInput(i))
     return {};

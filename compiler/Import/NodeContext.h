@@ -29,7 +29,10 @@ inline constexpr int kMaxElementsLog2 = 36;
 FailureOr<int64_t> checkedNumElements(ArrayRef<int64_t> shape);
 /// Emits an error at `loc` when `type` breaks the limits above.
 LogicalResult checkTensorType(RankedTensorType type, Location loc);
-
+/// The largest result the importer computes on the host (folding, fills,
+/// generated ranges): folding erases shape subgraphs, it does not precompute
+/// the model, and a hostile shape must not exhaust the compiler's memory.
+inline constexpr int64_t kMaxFoldElements = int64_t(1) << 16;
 
 /// A named value of the graph: an SSA value, and its contents when known at
 /// compile time (initializers, Constant nodes, folded shape computations).
@@ -92,6 +95,10 @@ public:
   RankedTensorType declaredOutputType(size_t i);
   void setOutput(size_t i, Value v);
   void setConstOutput(size_t i, HostTensor t);
+  /// Binds output i to `scalar` (one element) repeated over `shape`: a host
+  /// constant up to kMaxFoldElements, beyond that the scalar broadcast at run
+  /// time, so that neither the compiler's memory nor the weights grow with it.
+  void setFilledOutput(size_t i, HostTensor scalar, ArrayRef<int64_t> shape);
   /// Binds output i to input j, keeping its compile-time value if known.
   void forward(size_t i, size_t j);
   /// Input i as the importer holds it (value, constant or sequence).

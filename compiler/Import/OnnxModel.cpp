@@ -7,6 +7,7 @@
 
 #include "compiler/Import/OnnxModel.h"
 
+#include <algorithm>
 #include <climits>
 #include <cstring>
 #include <fcntl.h>
@@ -85,6 +86,22 @@ void appendAs(std::string &out, const Field &field) {
   }
 }
 
+// An external data offset or length: a decimal count of bytes.
+int64_t parseByteCount(const ::onnx::TensorProto &proto, const std::string &key,
+                       const std::string &value) {
+  bool ok = !value.empty();
+  int64_t n = 0;
+  for (char ch : value) {
+    ok = ok && ch >= '0' && ch <= '9' && n <= (INT64_MAX - (ch - '0')) / 10;
+    if (ok)
+      n = n * 10 + (ch - '0');
+  }
+  if (!ok)
+    throw Failure{"tensor '" + proto.name() + "': external data " + key + " '" + value +
+                  "' is not a byte count (a decimal in [0, 2^63))"};
+  return n;
+}
+
 // Reads external data, refusing any location that resolves outside `baseDir`
 // (absolute paths, "..", symlinks out of the folder).
 std::string readExternal(const ::onnx::TensorProto &proto, const fs::path &baseDir,
@@ -95,12 +112,16 @@ std::string readExternal(const ::onnx::TensorProto &proto, const fs::path &baseD
     if (kv.key() == "location")
       location = kv.value();
     else if (kv.key() == "offset")
-      offset = std::stoll(kv.value());
+      offset = parseByteCount(proto, kv.key(), kv.value());
     else if (kv.key() == "length")
-      length = std::stoll(kv.value());
+      length = parseByteCount(proto, kv.key(), kv.value());
   }
   if (location.empty())
     throw Failure{"tensor '" + proto.name() + "' has external data without a location"};
+  // The file system would read the path up to the NUL, the checks below the
+  // whole string: refuse what the two could disagree on.
+  if (location.find('\0') != std::string::npos)
+    throw Failure{"tensor '" + proto.name() + "': external data path contains a NUL byte"};
   fs::path rel(location);
   if (rel.is_absolute())
     throw Failure{"tensor '" + proto.name() + "': external data path '" + location +

@@ -138,6 +138,8 @@ LogicalResult convertRecurrent(NodeContext &c, Cell cell) {
     x = *c.make<TransposeOp>(x, ArrayRef<int64_t>{1, 0, 2});
   auto x3 = cast<RankedTensorType>(x.getType());
   int64_t seq = x3.getDimSize(0), batch = x3.getDimSize(1);
+  if (seq < 1)
+    return c.fail("expected a sequence of at least one step");
 
   // Optional inputs: B (5: W bias then R bias), sequence_lens, initial_h,
   // initial_c, P (peepholes).

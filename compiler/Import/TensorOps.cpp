@@ -475,21 +475,18 @@ LogicalResult convertConstantOfShape(NodeContext &c) {
     return runtimeOperand(c, 0, "a ConstantOfShape shape");
   if (failed(checkedNumElements(*shape)))
     return c.fail("expected a shape with non-negative dims and a sane element count");
-  HostTensor t;
-  t.dims.assign(shape->begin(), shape->end());
+  HostTensor scalar;
   if (const HostTensor *value = c.attrTensor("value")) {
     if (value->numElements() != 1)
       return c.fail("expected a one-element value");
-    t.dataType = value->dataType;
-    for (int64_t i = 0; i < t.numElements(); ++i)
-      t.bytes += value->bytes;
+    scalar = *value;
   } else {
-    t.dataType = onnx::kFloat;
-    t.bytes.assign(t.numElements() * 4, '\0');
+    scalar.dataType = onnx::kFloat;
+    scalar.bytes.assign(4, '\0');
   }
-  if (!elementTypeFor(c.context(), t.dataType))
-    return c.unsupported(Twine("a constant of type ") + onnx::dataTypeName(t.dataType));
-  c.setConstOutput(0, t);
+  if (!elementTypeFor(c.context(), scalar.dataType))
+    return c.unsupported(Twine("a constant of type ") + onnx::dataTypeName(scalar.dataType));
+  c.setFilledOutput(0, std::move(scalar), *shape);
   return success();
 }
 

@@ -4,6 +4,15 @@
 using namespace mlir;
 using namespace mlir::tract;
 
+LogicalResult mlir::tract::checkWindowValues(NodeContext &c, StringRef what,
+                                             ArrayRef<int64_t> values, int64_t min) {
+  for (int64_t v : values)
+    if (v < min || v > kMaxWindowValue)
+      return c.fail("expected " + what + " in [" + std::to_string(min) + ", " +
+                    std::to_string(kMaxWindowValue) + "], got " + std::to_string(v));
+  return success();
+}
+
 // Resolves auto_pad for convolutions and pools: returns [begins..., ends...].
 static std::optional<SmallVector<int64_t>> windowPads(NodeContext &c, ArrayRef<int64_t> in,
                                                ArrayRef<int64_t> kernel,
@@ -57,24 +66,13 @@ std::optional<Window> mlir::tract::readWindow(NodeContext &c, ArrayRef<int64_t> 
     (void)c.fail("expected " + std::to_string(n) + " strides and dilations");
     return std::nullopt;
   }
-  for (size_t i = 0; i < n; ++i)
-    if (w.strides[i] < 1 || w.dilations[i] < 1) {
-      (void)c.fail("expected positive strides and dilations");
-      return std::nullopt;
-    }
-  for (int64_t k : w.kernel)
-    if (k < 1) {
-      (void)c.fail("expected positive kernel dims, got " + std::to_string(k));
-      return std::nullopt;
-    }
-  auto pads = windowPads(c, inSpatial, w.kernel, w.strides, w.dilations);
-  if (!pads)
+  if (failed(checkWindowValues(c, "strides", w.strides, 1)) ||
+      failed(checkWindowValues(c, "dilations", w.dilations, 1)) ||
+      failed(checkWindowValues(c, "kernel dims", w.kernel, 1)))
     return std::nullopt;
-  for (int64_t p : *pads)
-    if (p < 0) {
-      (void)c.fail("expected non-negative pads, got " + std::to_string(p));
-      return std::nullopt;
-    }
+  auto pads = windowPads(c, inSpatial, w.kernel, w.strides, w.dilations);
+  if (!pads || failed(checkWindowValues(c, "pads", *pads, 0)))
+    return std::nullopt;
   w.pads = *pads;
   return w;
 }

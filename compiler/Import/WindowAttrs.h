@@ -17,6 +17,12 @@ struct Window {
   SmallVector<int64_t> kernel, strides, dilations, pads; // pads: begins, then ends
 };
 
+/// Fails with the node's error unless every value is in [min, kMaxWindowValue]
+/// (TractOps.h): auto_pad and ConvTranspose's sizes are computed here, before
+/// the dialect's inference checks the same bound.
+LogicalResult checkWindowValues(NodeContext &c, StringRef what, ArrayRef<int64_t> values,
+                                int64_t min);
+
 /// The node's window over spatial dims `inSpatial` with `kernel`: strides,
 /// dilations and pads with their defaults, auto_pad resolved, all checked.
 /// Emits the node's error and returns nullopt on a bad attribute.

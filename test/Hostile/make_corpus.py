@@ -181,6 +181,51 @@ def cases():
     yield "string_initializer_to_add", model([helper.make_node("Add", ["X", "W"], ["Y"], name="add")],
                                              [x], [y], [strings])
 
+    # Declared graph outputs that disagree with what the graph computes.
+    yield "output_declared_shape_mismatch", model(
+        [helper.make_node("Relu", ["X"], ["Y"], name="relu")], [x], [vi("Y", [7, 9])])
+    yield "output_declared_type_mismatch", model(
+        [helper.make_node("Relu", ["X"], ["Y"], name="relu")], [x], [vi("Y", [1, 4], TensorProto.INT64)])
+
+    # Window attributes whose sizes would overflow int64 arithmetic.
+    node = helper.make_node("Conv", ["X", "W"], ["Y"], name="conv", pads=[1 << 62] * 4)
+    yield "conv_pads_overflow", model([node], [conv_x], [vi("Y", None)], [w])
+    node = helper.make_node("Conv", ["X", "W"], ["Y"], name="conv", dilations=[1 << 40, 1 << 40])
+    yield "conv_dilation_huge", model([node], [conv_x], [vi("Y", None)], [w])
+    node = helper.make_node("Conv", ["X", "W"], ["Y"], name="conv", group=0)
+    yield "conv_group_zero", model([node], [conv_x], [vi("Y", None)], [w])
+    node = helper.make_node("ConvTranspose", ["X", "W"], ["Y"], name="convt", strides=[1 << 40, 1 << 40])
+    yield "conv_transpose_stride_huge", model([node], [conv_x], [vi("Y", None)], [w])
+    node = helper.make_node("MaxPool", ["X"], ["Y"], name="pool", kernel_shape=[0, 0])
+    yield "pool_kernel_zero", model([node], [conv_x], [vi("Y", None)])
+
+    # Sizes the compiler would generate on the host: bounded (a 2^30-element
+    # fill and a 2^28-element range become run-time ops; a huge EyeLike is refused).
+    yield "valid_large_constant_of_shape", model(
+        [helper.make_node("ConstantOfShape", ["S"], ["Y"], name="fill")], [],
+        [vi("Y", [1 << 10, 1 << 10, 1 << 10])], [const("S", np.array([1 << 10] * 3, np.int64))])
+    yield "valid_large_range", model(
+        [helper.make_node("Range", ["a", "b", "d"], ["Y"], name="range")], [],
+        [vi("Y", [1 << 28], TensorProto.INT64)],
+        [const("a", np.array(0, np.int64)), const("b", np.array(1 << 28, np.int64)),
+         const("d", np.array(1, np.int64))])
+    yield "eye_like_huge", model([helper.make_node("EyeLike", ["X"], ["Y"], name="eye")],
+                                 [vi("X", [1 << 16, 1 << 16])], [vi("Y", [1 << 16, 1 << 16])])
+
+    # Tensors with no elements: a reduction over an empty axis is refused, an
+    # empty result is a constant (no kernel runs on it), an RNN needs a step.
+    yield "reduce_over_empty_axis", model(
+        [helper.make_node("ArgMax", ["X"], ["Y"], name="argmax", keepdims=1)],
+        [vi("X", [0, 3])], [vi("Y", [1, 3], TensorProto.INT64)])
+    yield "valid_conv_zero_channels", model(
+        [helper.make_node("Conv", ["X", "W"], ["Y"], name="conv")],
+        [vi("X", [1, 0, 4, 4]), vi("W", [0, 0, 1, 1])], [vi("Y", [1, 0, 4, 4])])
+    lstm_w = const("W", np.ones((1, 8, 3), np.float32))
+    lstm_r = const("R", np.ones((1, 8, 2), np.float32))
+    yield "lstm_empty_sequence", model(
+        [helper.make_node("LSTM", ["X", "W", "R"], ["Y"], name="lstm", hidden_size=2)],
+        [vi("X", [0, 1, 3])], [vi("Y", None)], [lstm_w, lstm_r])
+
     # Valid edge cases that must still compile.
     yield "valid_opset_1", model([helper.make_node("Relu", ["X"], ["Y"], name="relu")], [x], [y],
                                  opset=1)
@@ -198,24 +243,44 @@ def cases():
 
 
 def external_cases(out):
-    """Folders NAME/model.onnx whose W is external data."""
+    """Folders NAME/model.onnx whose W is external data (weights.bin holds
+    it; LINKS are symbolic links made in the folder: name -> target)."""
     w = np.array([1, 2, 3, 4], dtype=np.float32)
-    for name, location, length in [("external_escape", "../outside.bin", 16),
-                                   ("external_escape_deep", "a/../../../../etc/passwd", 16),
-                                   ("external_absolute", "/etc/passwd", 16),
-                                   ("external_missing", "nope.bin", 16),
-                                   ("external_past_end", "weights.bin", 32),
-                                   ("external_huge_offset", "weights.bin", 16),
-                                   ("external_directory", ".", 16)]:
+    for name, location, offset, length, links in [
+            ("external_escape", "../outside.bin", "0", "16", {}),
+            ("external_escape_deep", "a/../../../../etc/passwd", "0", "16", {}),
+            ("external_absolute", "/etc/passwd", "0", "16", {}),
+            ("external_missing", "nope.bin", "0", "16", {}),
+            ("external_past_end", "weights.bin", "0", "32", {}),
+            ("external_huge_offset", "weights.bin", str(1 << 62), "16", {}),
+            ("external_directory", ".", "0", "16", {}),
+            # (links that leave the folder but stay in the corpus: tools that
+            # walk the repository must not wander into /etc or /dev)
+            ("external_symlink_out", "w.bin", "0", "16",
+             {"w.bin": "../external_escape/weights.bin"}),
+            ("external_symlink_folder_out", "sub/weights.bin", "0", "16",
+             {"sub": "../external_escape"}),
+            ("external_offset_not_a_number", "weights.bin", "abc", "16", {}),
+            ("external_offset_overflow", "weights.bin", "99999999999999999999", "16", {}),
+            ("external_length_negative", "weights.bin", "0", "-16", {}),
+            ("external_nul_in_path", "weights.bin\0../../etc/passwd", "0", "16", {}),
+            ("valid_external_in_subfolder", "sub/w.bin", "0", "16", {}),
+            ("valid_external_no_length", "weights.bin", None, None, {})]:
         d = os.path.join(out, name)
         os.makedirs(d, exist_ok=True)
         with open(os.path.join(d, "weights.bin"), "wb") as f:
             f.write(w.tobytes())
+        if location.startswith("sub/") and "sub" not in links:
+            os.makedirs(os.path.join(d, "sub"))
+            with open(os.path.join(d, location), "wb") as f:
+                f.write(w.tobytes())
+        for link, target in links.items():
+            os.symlink(target, os.path.join(d, link))
         init = TensorProto(name="W", data_type=F, dims=[4], data_location=TensorProto.EXTERNAL)
-        offset = str(1 << 62) if name == "external_huge_offset" else "0"
-        for k, v in [("location", location), ("offset", offset), ("length", str(length))]:
-            e = init.external_data.add()
-            e.key, e.value = k, v
+        for k, v in [("location", location), ("offset", offset), ("length", length)]:
+            if v is not None:
+                e = init.external_data.add()
+                e.key, e.value = k, v
         m = model([helper.make_node("Add", ["X", "W"], ["Y"], name="add")],
                   [vi("X", [4])], [vi("Y", [4])], [init])
         with open(os.path.join(d, "model.onnx"), "wb") as f:

@@ -209,7 +209,17 @@ LogicalResult MatMulOp::verify() {
 // Windowed ops: conv, conv_transpose, pools
 //===----------------------------------------------------------------------===//
 
-// Checks the per-spatial-axis attribute sizes shared by convs and pools.
+static LogicalResult checkWindowRange(std::optional<Location> loc, StringRef what,
+                                      ArrayRef<int64_t> values, int64_t min) {
+  for (int64_t v : values)
+    if (v < min || v > kMaxWindowValue)
+      return emitOptionalError(loc, "expected ", what, " in [", min, ", ",
+                               kMaxWindowValue, "], got ", v);
+  return success();
+}
+
+// Checks the per-spatial-axis attributes shared by convs and pools: their
+// sizes and their ranges.
 static LogicalResult checkWindowAttrs(std::optional<Location> loc, int64_t spatial,
                                       ArrayRef<int64_t> strides,
                                       ArrayRef<int64_t> dilations,
@@ -223,10 +233,10 @@ static LogicalResult checkWindowAttrs(std::optional<Location> loc, int64_t spati
   if ((int64_t)pads.size() != 2 * spatial)
     return emitOptionalError(loc, "expected ", 2 * spatial, " pads, got ",
                              pads.size());
-  for (int64_t i = 0; i < spatial; ++i)
-    if (strides[i] < 1 || dilations[i] < 1)
-      return emitOptionalError(loc, "expected positive strides and dilations, got ",
-                               strides[i], " and ", dilations[i]);
+  if (failed(checkWindowRange(loc, "strides", strides, 1)) ||
+      failed(checkWindowRange(loc, "dilations", dilations, 1)) ||
+      failed(checkWindowRange(loc, "pads", pads, 0)))
+    return failure();
   return success();
 }
 
@@ -242,7 +252,9 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *, std::optional<Location> lo
                               adaptor.getDilations(), adaptor.getPads())))
     return failure();
   int64_t group = adaptor.getGroup();
-  if (group < 1 || x.getDimSize(1) != w.getDimSize(1) * group ||
+  if (group < 1)
+    return emitOptionalError(loc, "expected a positive group, got ", group);
+  if (x.getDimSize(1) != w.getDimSize(1) * group ||
       w.getDimSize(0) % group != 0)
     return emitOptionalError(loc, "expected input channels = ", w.getDimSize(1),
                              " x group ", group, ", got ", x.getDimSize(1));
@@ -298,8 +310,12 @@ LogicalResult ConvTransposeOp::inferReturnTypes(MLIRContext *,
   if ((int64_t)adaptor.getOutputPadding().size() != spatial)
     return emitOptionalError(loc, "expected ", spatial, " output paddings, got ",
                              adaptor.getOutputPadding().size());
+  if (failed(checkWindowRange(loc, "output paddings", adaptor.getOutputPadding(), 0)))
+    return failure();
   int64_t group = adaptor.getGroup();
-  if (group < 1 || x.getDimSize(1) != w.getDimSize(0) || x.getDimSize(1) % group != 0)
+  if (group < 1)
+    return emitOptionalError(loc, "expected a positive group, got ", group);
+  if (x.getDimSize(1) != w.getDimSize(0) || x.getDimSize(1) % group != 0)
     return emitOptionalError(loc, "expected input channels = ", w.getDimSize(0),
                              ", got ", x.getDimSize(1));
   SmallVector<int64_t> shape{x.getDimSize(0), w.getDimSize(1) * group};
@@ -337,7 +353,8 @@ static LogicalResult inferPool(std::optional<Location> loc, Adaptor adaptor,
     return emitOptionalError(loc, "expected ", spatial, " kernel dims, got ",
                              kernel.size());
   if (failed(checkWindowAttrs(loc, spatial, adaptor.getStrides(),
-                              adaptor.getDilations(), adaptor.getPads())))
+                              adaptor.getDilations(), adaptor.getPads())) ||
+      failed(checkWindowRange(loc, "kernel dims", kernel, 1)))
     return failure();
   SmallVector<int64_t> shape{x.getDimSize(0), x.getDimSize(1)};
   for (int64_t i = 0; i < spatial; ++i) {

@@ -25,6 +25,11 @@ FailureOr<int64_t> normalizeAxis(int64_t axis, int64_t rank);
 /// puts them in kernels; the memory plan may run them in place.
 bool isElementwiseUnary(Operation *op);
 bool isElementwise(Operation *op);
+/// The largest stride, dilation, pad or kernel dim a conv or pool may have.
+/// With dims of at most 2^36 elements, every size computed from window
+/// attributes (stride x dim, (kernel - 1) x dilation, sums of pads) stays
+/// below 2^62.
+inline constexpr int64_t kMaxWindowValue = int64_t(1) << 24;
 } // namespace mlir::tract
 
 #endif // TRACT_IR_TRACTOPS_H
