@@ -6,10 +6,14 @@
 # crashed it is replayed first (test/Hostile/fuzz-regressions/). On a finding
 # the input is left in build-fuzz/findings/ and the exit code is 1.
 # The last line is "N passed, M failed" (the replays and the fuzzing run).
+# --build-only builds the target and stops (run-tests.sh builds it early, on
+# the core the end-to-end tests leave idle).
 #
-#   tools/fuzz.sh [SECONDS]
+#   tools/fuzz.sh [SECONDS | --build-only]
 set -uo pipefail
 cd "$(dirname "$0")/.."
+build_only=0
+[ "${1:-}" = "--build-only" ] && { build_only=1; shift; }
 seconds=${1:-60}
 
 mkdir -p build-fuzz
@@ -20,6 +24,7 @@ if [ ! -f build-fuzz/build.ninja ]; then
     { cat build-fuzz/configure.log; echo "0 passed, 1 failed"; exit 1; }
 fi
 cmake --build build-fuzz --target tractc-fuzz || { echo "0 passed, 1 failed"; exit 1; }
+[ "$build_only" = 1 ] && exit 0
 fuzz=build-fuzz/bin/tractc-fuzz
 # LLVM's and MLIR's libraries are Debian's, not instrumented, while their
 # headers' inline code in tractc is: the vector annotations and the

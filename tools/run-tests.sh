@@ -65,6 +65,11 @@ for suite in build/bin/tract-runtime-tests build/bin/tract-gemm-tests-* build/bi
 done
 
 if [ "$quick" = 0 ]; then
+  # The fuzz target's build (every tractc source again, with sanitizers) runs
+  # in the background from here, one job at low priority: the end-to-end
+  # tests use one core, and the fuzz stage then only waits for what is left.
+  CMAKE_BUILD_PARALLEL_LEVEL=1 nice -n 15 tools/fuzz.sh --build-only > "$log/fuzz-build" 2>&1 &
+  fuzz_build=$!
   stage "end-to-end models (torch export, compile, compare)"
   # (--spirv: each model on the SPIR-V target too, on Mesa's lavapipe.)
   /usr/bin/python3 test/e2e/run_e2e.py --spirv --workdir "$log/e2e-work" | tee "$log/e2e"
@@ -96,6 +101,7 @@ if [ "$quick" = 0 ]; then
     --only kws_cnn,mlp,squeezenet1_1,mobilenet_v2,bert_opset17 --cxxflags="$san" | tee "$log/san"
   add_closing "$log/san"
   stage "fuzzing the importer and the pipelines (60 s, ASan + UBSan)"
+  wait "$fuzz_build" || tail -20 "$log/fuzz-build"
   tools/fuzz.sh 60 | tee "$log/fuzz"
   add_closing "$log/fuzz"
   # (the hostile-model corpus runs in lit: test/Hostile/hostile.test)
