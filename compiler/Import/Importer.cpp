@@ -285,9 +285,12 @@ LogicalResult Importer::replaceEmptyResults(SmallVectorImpl<Operation *> &create
   for (Operation *op : created) {
     if (reducesEmpty(op)) {
       unsupported = true;
+      Value empty = *llvm::find_if(op->getOperands(), [](Value v) {
+        return cast<RankedTensorType>(v.getType()).getNumElements() == 0;
+      });
       return emitError(op->getLoc())
              << "unsupported: " << op->getName() << " over an empty tensor (of type "
-             << op->getOperand(0).getType() << ")";
+             << empty.getType() << ")";
     }
     if (isa<ConstOp>(op)) {
       kept.push_back(op);
