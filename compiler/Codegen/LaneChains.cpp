@@ -59,13 +59,15 @@ StringRef algorithmOf(Operation *top) {
 }
 
 // No fused op of `top` reads a tensor other than the anchor's result, and
-// the kernel stores the anchor's shape.
+// the kernel stores the anchor's shape. A kernel with no conv or matmul
+// anchor (a fused element-wise chain, as other exporters' hard-swish before
+// a depthwise conv makes) is not a lane producer: false.
 bool epilogueReadsNothing(Operation *top) {
   auto kernel = dyn_cast<KernelOp>(top);
   if (!kernel)
     return true;
   Operation *anchor = kernel.getAnchor();
-  if (typeOf(kernel.getResult()) != typeOf(anchor->getResult(0)))
+  if (!anchor || typeOf(kernel.getResult()) != typeOf(anchor->getResult(0)))
     return false;
   for (Operation &op : kernel.getBody().front().without_terminator())
     if (&op != anchor)

@@ -105,6 +105,15 @@ FailureOr<PlannedModel> PlannedModel::analyze(ModuleOp module) {
     pm.producer = p.str();
   if (auto o = module->getAttrOfType<IntegerAttr>("tract.opset"))
     pm.opset = o.getInt();
+  if (auto fixed = module->getAttrOfType<ArrayAttr>("tract.fixed_inputs"))
+    for (auto entry : fixed.getAsRange<DictionaryAttr>()) {
+      auto name = entry.getAs<StringAttr>("name");
+      auto value = entry.getAs<ElementsAttr>("value");
+      if (!name || !value)
+        return module.emitError("expected tract.fixed_inputs entries {name, value}");
+      auto type = cast<RankedTensorType>(value.getType());
+      pm.fixedInputs.push_back({name.str(), type, elementsText(type, elementsBytes(value))});
+    }
 
   Block &block = func.getBody().front();
   for (BlockArgument arg : block.getArguments()) {
@@ -300,6 +309,26 @@ std::string mlir::tract::tensorInfoArrays(const PlannedModel &pm, const std::str
 
 }
 
+// The header's list of the inputs --input-value fixed (not in PREFIX_inputs).
+static std::string fixedInputsNote(const PlannedModel &pm, const std::string &prefix) {
+  if (pm.fixedInputs.empty())
+    return "";
+  std::string s = fmt::format("\n *\n * Inputs fixed at compile time (--input-value), not in {}_inputs:", prefix);
+  for (const FixedInput &f : pm.fixedInputs) {
+    std::string shape = f.type.getRank() == 0
+                            ? "scalar"
+                            : fmt::format("[{}]", fmt::join(f.type.getShape(), ", "));
+    // Long value lists are cut: the report has them all.
+    std::vector<std::string> shown(f.values.begin(),
+                                   f.values.begin() + std::min<size_t>(f.values.size(), 8));
+    if (shown.size() < f.values.size())
+      shown.push_back("...");
+    s += fmt::format("\n *   {} ({} {}) = {}", commentSafe(f.name), dtypeName(f.type.getElementType()), shape,
+                     fmt::join(shown, ", "));
+  }
+  return s;
+}
+
 std::vector<std::pair<std::string, std::string>>
 mlir::tract::commonTemplateVars(const PlannedModel &pm, const EmitOptions &options) {
   std::string macro = options.prefix;
@@ -318,5 +347,6 @@ mlir::tract::commonTemplateVars(const PlannedModel &pm, const EmitOptions &optio
       {"STRING_BYTES", std::to_string(kStringSlotBytes)},
       {"NUM_INPUTS", std::to_string(pm.inputs.size())},
       {"NUM_OUTPUTS", std::to_string(pm.outputs.size())},
+      {"FIXED_INPUTS", fixedInputsNote(pm, options.prefix)},
   };
 }

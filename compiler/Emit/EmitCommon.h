@@ -49,6 +49,14 @@ struct OutputCopy {
   int64_t bytes;
 };
 
+/// An input --input-value fixed at compile time (the module's
+/// tract.fixed_inputs): not in the C ABI, described by the header and report.
+struct FixedInput {
+  std::string name;
+  RankedTensorType type;
+  std::vector<std::string> values; // row-major, as text
+};
+
 struct PlannedModel {
   static FailureOr<PlannedModel> analyze(ModuleOp module);
 
@@ -58,6 +66,7 @@ struct PlannedModel {
   std::string weights;
   std::vector<Kernel> kernels;
   std::vector<TensorDesc> inputs, outputs;
+  std::vector<FixedInput> fixedInputs;
   std::vector<OutputCopy> outputCopies;
   std::vector<ConcatOp> concatViews; // concats with no kernel (operands in place)
 

@@ -77,10 +77,24 @@ std::string mlir::tract::emitReport(ModuleOp module, const EmitOptions &options)
     views.push_back(llvm::json::Object{{"tensor", tensor(concat.getResult())},
                                        {"concat_of", std::move(parts)}});
   }
+  // Inputs --input-value fixed at compile time: not in the C ABI.
+  llvm::json::Array fixed;
+  for (const FixedInput &f : pm.fixedInputs) {
+    llvm::json::Array shape, values;
+    for (int64_t d : f.type.getShape())
+      shape.push_back(d);
+    for (const std::string &v : f.values)
+      values.push_back(utf8(v));
+    fixed.push_back(llvm::json::Object{{"name", utf8(f.name)},
+                                       {"dtype", dtypeName(f.type.getElementType())},
+                                       {"shape", std::move(shape)},
+                                       {"values", std::move(values)}});
+  }
   llvm::json::Object root{{"model", utf8(options.modelName)},
                           {"target", options.target},
                           {"arena_bytes", pm.arenaBytes},
                           {"weights_bytes", (int64_t)pm.weights.size()},
+                          {"fixed_inputs", std::move(fixed)},
                           {"kernels", std::move(kernels)},
                           {"views", std::move(views)}};
   std::string text;

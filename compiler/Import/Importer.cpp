@@ -9,6 +9,7 @@
 
 #include "compiler/Import/Importer.h"
 
+#include "compiler/Import/FixedInputs.h"
 #include "compiler/Import/HostEval.h"
 #include "compiler/Support/ElementsData.h"
 
@@ -102,6 +103,12 @@ RankedTensorType Importer::declaredType(const std::string &name) {
 void Importer::bind(const std::string &name, GraphValue v) {
   if (v.value && v.constant)
     constants[v.value] = v.constant;
+  // A converter that passes a known value through (a Cast to its own type,
+  // a Reshape to its own shape) binds the SSA value alone: its contents stay
+  // known, so what reads it still folds (Silero VAD's STFT pads).
+  if (v.value && !v.constant)
+    if (auto it = constants.find(v.value); it != constants.end())
+      v.constant = it->second;
   values[name] = std::move(v);
 }
 
@@ -172,8 +179,25 @@ LogicalResult Importer::createFunction(const ImportOptions &options) {
   std::set<std::string> inputNames;
   SmallVector<Type> argTypes;
   SmallVector<const onnx::ValueInfo *> args;
+  SmallVector<Attribute> fixed;
   for (const onnx::ValueInfo &in : model.inputs) {
     inputNames.insert(in.name);
+    if (auto value = options.inputValues.find(in.name); value != options.inputValues.end()) {
+      auto pinned = options.inputShapes.find(in.name);
+      FailureOr<HostTensor> t =
+          fixedInputTensor(in, value->second,
+                           pinned == options.inputShapes.end() ? nullptr : &pinned->second,
+                           builder.getUnknownLoc());
+      if (failed(t))
+        return failure();
+      auto type = RankedTensorType::get(t->dims, elementTypeFor(&context, t->dataType));
+      fixed.push_back(builder.getDictionaryAttr(
+          {builder.getNamedAttr("name", builder.getStringAttr(in.name)),
+           builder.getNamedAttr("value", makeElementsAttr(type, t->bytes, in.name))}));
+      // It replaces the initializer a default-valued input may have.
+      bind(in.name, {Value(), std::make_shared<const HostTensor>(std::move(*t))});
+      continue;
+    }
     if (initializerNames.count(in.name))
       continue; // an input with a default: treated as the constant
     Type element = elementTypeFor(&context, in.elemType, /*allowString=*/true);
@@ -224,8 +248,14 @@ LogicalResult Importer::createFunction(const ImportOptions &options) {
     if (!inputNames.count(name) || initializerNames.count(name))
       return emitError(builder.getUnknownLoc())
              << "--input-shape names '" << name << "', which is not a model input";
+  for (const auto &[name, values] : options.inputValues)
+    if (!inputNames.count(name))
+      return emitError(builder.getUnknownLoc())
+             << "--input-value names '" << name << "', which is not a model input";
 
   module = ModuleOp::create(builder.getUnknownLoc());
+  if (!fixed.empty())
+    module->getOperation()->setAttr("tract.fixed_inputs", builder.getArrayAttr(fixed));
   builder.setInsertionPointToEnd(module->getBody());
   func = builder.create<func::FuncOp>(builder.getUnknownLoc(), "main",
                                       builder.getFunctionType(argTypes, {}));

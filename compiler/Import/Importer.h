@@ -17,6 +17,9 @@ namespace mlir::tract {
 struct ImportOptions {
   /// --input-shape NAME=D0,D1,... pins (or overrides) an input's shape.
   std::map<std::string, std::vector<int64_t>> inputShapes;
+  /// --input-value NAME=V,V,... fixes an input's value at compile time: it
+  /// becomes a constant (FixedInputs.h) and leaves the function's arguments.
+  std::map<std::string, std::vector<std::string>> inputValues;
 };
 
 struct ImportResult {

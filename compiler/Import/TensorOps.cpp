@@ -7,6 +7,12 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/Import/NodeContext.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/StringExtras.h"
+
 #include <cstring>
 
 using namespace mlir;
@@ -42,10 +48,43 @@ std::optional<SmallVector<int64_t>> declaredReshape(NodeContext &c, Value input,
   return SmallVector<int64_t>(declared.getShape());
 }
 
+// The graph inputs `v` is computed from (their names), in argument order.
+static SmallVector<std::string> graphInputsOf(Value v) {
+  llvm::SmallPtrSet<Operation *, 32> seen;
+  llvm::SmallSetVector<unsigned, 4> args;
+  SmallVector<Value> work{v};
+  while (!work.empty() && seen.size() < 100000) {
+    Value x = work.pop_back_val();
+    if (auto arg = dyn_cast<BlockArgument>(x)) {
+      if (isa<func::FuncOp>(arg.getOwner()->getParentOp()))
+        args.insert(arg.getArgNumber());
+      continue;
+    }
+    Operation *def = x.getDefiningOp();
+    if (def && seen.insert(def).second)
+      llvm::append_range(work, def->getOperands());
+  }
+  SmallVector<std::string> names;
+  if (args.empty())
+    return names;
+  Operation *parent = v.getParentBlock()->getParentOp();
+  auto func = isa<func::FuncOp>(parent) ? cast<func::FuncOp>(parent)
+                                        : parent->getParentOfType<func::FuncOp>();
+  for (unsigned a : args)
+    if (auto name = func.getArgAttrOfType<StringAttr>(a, "tract.name"))
+      names.push_back(name.str());
+  return names;
+}
+
 LogicalResult runtimeOperand(NodeContext &c, size_t i, StringRef what) {
+  std::string hint;
+  SmallVector<std::string> from = graphInputsOf(c.input(i));
+  if (!from.empty())
+    hint = "; it is computed from input '" + llvm::join(from, "', '") +
+           "': if that is fixed, give it with --input-value " + from[0] + "=V";
   return c.unsupported(what + Twine(" computed at run time (input '") + c.node.inputs[i] +
                        "' is not a compile-time constant and the model declares no static "
-                       "shape for the result)");
+                       "shape for the result)" + hint);
 }
 
 LogicalResult convertIdentity(NodeContext &c) {

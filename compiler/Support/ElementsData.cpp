@@ -6,6 +6,11 @@
 #include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 
+#include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/SmallString.h"
+
+#include <cstring>
+
 namespace mlir::tract {
 
 int64_t elementBytes(Type elementType) {
@@ -80,6 +85,34 @@ std::string elementsBytes(ElementsAttr attr) {
     return out;
   }
   return std::string(raw.data(), raw.size());
+}
+
+std::vector<std::string> elementsText(RankedTensorType type, llvm::StringRef bytes) {
+  Type e = type.getElementType();
+  int64_t width = elementBytes(e);
+  std::vector<std::string> out;
+  for (int64_t at = 0; at + width <= (int64_t)bytes.size(); at += width) {
+    if (isa<StringType>(e)) {
+      out.push_back(bytes.substr(at, width).split('\0').first.str());
+      continue;
+    }
+    uint64_t raw = 0;
+    std::memcpy(&raw, bytes.data() + at, width); // little-endian host (as the weights)
+    llvm::SmallString<32> text;
+    if (auto f = dyn_cast<FloatType>(e)) {
+      llvm::APFloat(f.getFloatSemantics(), llvm::APInt(f.getWidth(), raw)).toString(text);
+    } else if (e.isInteger(1)) {
+      text = raw ? "true" : "false";
+    } else if (e.isUnsignedInteger()) {
+      text = std::to_string(raw);
+    } else {
+      // Sign-extend from the element's width.
+      int shift = 64 - 8 * (int)width;
+      text = std::to_string(static_cast<int64_t>(raw << shift) >> shift);
+    }
+    out.push_back(text.str().str());
+  }
+  return out;
 }
 
 } // namespace mlir::tract

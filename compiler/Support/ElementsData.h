@@ -12,6 +12,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 
 #include <string>
+#include <vector>
 
 namespace mlir::tract {
 /// Tensors with at most this many elements stay inline in the IR.
@@ -34,6 +35,9 @@ ElementsAttr makeElementsAttr(RankedTensorType type, llvm::StringRef bytes,
                               llvm::StringRef nameHint);
 /// The payload of `attr` as plain row-major bytes (splats expanded).
 std::string elementsBytes(ElementsAttr attr);
+/// Each element of a payload of `type` as text (ints in decimal, unsigned
+/// types unsigned; floats as the shortest text that reads back exactly).
+std::vector<std::string> elementsText(RankedTensorType type, llvm::StringRef bytes);
 } // namespace mlir::tract
 
 #endif // TRACT_SUPPORT_ELEMENTSDATA_H

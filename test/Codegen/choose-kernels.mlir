@@ -252,3 +252,26 @@ func.func @conv_by_taps(%x: tensor<1x3x32x32xf32>) -> (tensor<1x32x16x16xf32>, t
   %1 = tract.conv %x, %w3 {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1} : (tensor<1x3x32x32xf32>, tensor<32x3x3x3xf32>) -> tensor<1x32x16x16xf32>
   return %0, %1 : tensor<1x32x16x16xf32>, tensor<1x32x16x16xf32>
 }
+
+// -----
+
+// An element-wise kernel with no conv anchor (other exporters' hard-swish,
+// x * clip(x + 3) / 6, fused as a map) feeding a depthwise conv: it is no
+// lane producer, so the depthwise conv stays plain (this crashed tractc on
+// paddle2onnx's OCR models).
+// CHECK-LABEL: func @map_before_depthwise
+// CHECK: tract.kernel
+// CHECK-NOT: tract.algorithm
+// CHECK: tract.yield
+// CHECK: tract.conv {{.*}}tract.algorithm = "depthwise",
+func.func @map_before_depthwise(%x: tensor<1x32x8x8xf32>) -> tensor<1x32x8x8xf32> {
+  %d = tract.const dense<1.0> : tensor<32x1x3x3xf32>
+  %k = tract.kernel(%x) : (tensor<1x32x8x8xf32>) -> tensor<1x32x8x8xf32> {
+  ^bb0(%a: tensor<1x32x8x8xf32>):
+    %s = tract.sigmoid %a : tensor<1x32x8x8xf32>
+    %m = tract.mul %a, %s : tensor<1x32x8x8xf32>, tensor<1x32x8x8xf32> -> tensor<1x32x8x8xf32>
+    tract.yield %m : tensor<1x32x8x8xf32>
+  }
+  %1 = tract.conv %k, %d {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 32} : (tensor<1x32x8x8xf32>, tensor<32x1x3x3xf32>) -> tensor<1x32x8x8xf32>
+  return %1 : tensor<1x32x8x8xf32>
+}

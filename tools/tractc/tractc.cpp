@@ -48,6 +48,11 @@ cl::list<std::string> inputShapes("input-shape",
                                   cl::desc("Pin an input's shape: NAME=D0,D1,... (repeatable; "
                                            "NAME= for a scalar)"),
                                   cl::value_desc("NAME=D0,D1,..."), cl::cat(category));
+cl::list<std::string> inputValues("input-value",
+                                  cl::desc("Fix an input's value at compile time: NAME=V[,V...] "
+                                           "(repeatable); what depends on it folds, and the "
+                                           "input leaves the C ABI"),
+                                  cl::value_desc("NAME=V,..."), cl::cat(category));
 cl::opt<std::string> prefix("name", cl::desc("C symbol prefix (default: the output file's name)"),
                             cl::value_desc("PREFIX"), cl::cat(category));
 cl::opt<std::string> emitStage("emit",
@@ -120,6 +125,29 @@ bool parseShapes(mlir::tract::ImportOptions &options) {
       dims.push_back(d);
     }
     options.inputShapes[spec.substr(0, eq)] = dims;
+  }
+  return true;
+}
+
+// NAME=V,V,...: the values stay text here; the importer parses them in the
+// input's dtype.
+bool parseValues(mlir::tract::ImportOptions &options) {
+  for (const std::string &spec : inputValues) {
+    size_t eq = spec.rfind('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size()) {
+      fail("--input-value expects NAME=V[,V...], got '" + spec + "'");
+      return false;
+    }
+    std::string name = spec.substr(0, eq);
+    if (options.inputValues.count(name)) {
+      fail("--input-value " + name + " is given twice");
+      return false;
+    }
+    llvm::SmallVector<llvm::StringRef> parts;
+    llvm::StringRef(spec).substr(eq + 1).split(parts, ',', -1, true);
+    std::vector<std::string> &values = options.inputValues[name];
+    for (llvm::StringRef p : parts)
+      values.push_back(p.trim().str());
   }
   return true;
 }
@@ -220,7 +248,7 @@ int main(int argc, char **argv) {
   if (emitStage == "cpp" && (outputPath.empty() || outputPath == "-"))
     return fail("-o OUT.cpp is required to write C++");
   mlir::tract::ImportOptions importOptions;
-  if (!parseShapes(importOptions))
+  if (!parseShapes(importOptions) || !parseValues(importOptions))
     return 1;
 
   ::tract::onnx::Model model;

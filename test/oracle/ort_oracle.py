@@ -1,0 +1,120 @@
+"""ONNX Runtime as the oracle, and the scale-relative comparison the zoo and the fuzzer share.
+
+ensure_ort(workdir)         installs onnxruntime-node into WORKDIR/ort once (npm, --ignore-scripts:
+                            the install script fetches GPU extras) and returns the module folder.
+run_ort(ort, model, feeds)  runs MODEL on {name: ndarray} in ORT (node ort_reference.js) and returns
+                            its outputs as ndarrays, in the model's output order.
+compare(got, want)          None when `got` matches `want`, else a one-line reason: floats within
+                            `rtol` of the reference's scale (its largest magnitude, at least
+                            1e-6),
+                            integers and booleans exactly, NaN where the reference has NaN.
+"""
+import json
+import os
+import subprocess
+import tempfile
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ORT_VERSION = "1.30.0"
+
+# ORT's tensor type names and numpy's.
+_DTYPES = {
+    "float32": np.float32, "float64": np.float64, "int8": np.int8, "uint8": np.uint8,
+    "int16": np.int16, "uint16": np.uint16, "int32": np.int32, "int64": np.int64,
+    "uint64": np.uint64, "bool": np.bool_,
+}
+
+
+def ensure_ort(workdir):
+    prefix = os.path.join(os.path.abspath(workdir), "ort")
+    mod = os.path.join(prefix, "node_modules", "onnxruntime-node")
+    if not os.path.isdir(mod):
+        os.makedirs(prefix, exist_ok=True)
+        subprocess.run(["npm", "install", "--silent", "--ignore-scripts", "--prefix", prefix,
+                        "onnxruntime-node@" + ORT_VERSION], check=True)
+    return mod
+
+
+class OracleError(RuntimeError):
+    """ORT refused or failed on the model (its message is the exception's)."""
+
+
+def _ort_name(dtype):
+    for name, t in _DTYPES.items():
+        if np.dtype(t) == dtype:
+            return name
+    raise OracleError(f"no ORT tensor type for {dtype}")
+
+
+def run_ort(ort, model, feeds, timeout=300, optimize=False):
+    with tempfile.TemporaryDirectory(prefix="ort-") as tmp:
+        inputs = []
+        for k, (name, value) in enumerate(feeds.items()):
+            value = np.ascontiguousarray(value)
+            path = os.path.join(tmp, f"input_{k}.bin")
+            value.tofile(path)
+            inputs.append({"name": name, "dtype": _ort_name(value.dtype),
+                           "shape": list(value.shape), "path": path})
+        spec = os.path.join(tmp, "spec.json")
+        with open(spec, "w") as f:
+            json.dump({"model": os.path.abspath(model), "inputs": inputs, "outdir": tmp,
+                       "optimize": optimize}, f)
+        try:
+            r = subprocess.run(["node", os.path.join(HERE, "ort_reference.js"), ort, spec],
+                               capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise OracleError(f"ORT took over {timeout} s")
+        if r.returncode != 0:
+            raise OracleError((r.stderr.strip().splitlines() or ["ORT failed"])[-1])
+        with open(os.path.join(tmp, "outputs.json")) as f:
+            described = json.load(f)
+        outs = []
+        for k, d in enumerate(described):
+            if d["dtype"] not in _DTYPES:
+                raise OracleError(f"output '{d['name']}': ORT type {d['dtype']} not handled")
+            data = np.fromfile(os.path.join(tmp, f"output_{k}.bin"), dtype=_DTYPES[d["dtype"]])
+            outs.append(data.reshape(d["shape"]))
+        return outs
+
+
+def compare(got, want, rtol=1e-4):
+    if got.shape != want.shape:
+        return f"shape {list(got.shape)} against {list(want.shape)}"
+    if want.size == 0:
+        return None
+    if want.dtype.kind in "biu" or got.dtype.kind in "biu":
+        if got.dtype.kind not in "biu":
+            return f"dtype {got.dtype} against {want.dtype}"
+        bad = np.flatnonzero(got.astype(np.int64) != want.astype(np.int64))
+        if bad.size:
+            i = bad[0]
+            return (f"{bad.size} of {want.size} integers differ, first at {i}: "
+                    f"{got.flat[i]} against {want.flat[i]}")
+        return None
+    g, w = got.astype(np.float64), want.astype(np.float64)
+    nan = np.isnan(w)
+    if (np.isnan(g) != nan).any():
+        return "NaN where the reference has none, or the other way round"
+    finite = ~nan & np.isfinite(w)
+    if (g[~finite & ~nan] != w[~finite & ~nan]).any():
+        return "an infinity differs"
+    if not finite.any():
+        return None
+    scale = max(1e-6, float(np.abs(w[finite]).max()))
+    err = float(np.abs(g[finite] - w[finite]).max())
+    if not err <= rtol * scale:
+        return f"max abs diff {err:.3g} over scale {scale:.3g} (rtol {rtol:g})"
+    return None
+
+
+def relative_error(got, want):
+    """max |got - want| / max(1e-6, max |want|) over the finite elements (0 for integers)."""
+    if want.size == 0 or want.dtype.kind in "biu":
+        return 0.0
+    g, w = got.astype(np.float64), want.astype(np.float64)
+    finite = np.isfinite(w) & np.isfinite(g)
+    if not finite.any():
+        return 0.0
+    return float(np.abs(g[finite] - w[finite]).max() / max(1e-6, np.abs(w[finite]).max()))
