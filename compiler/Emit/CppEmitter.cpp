@@ -1,8 +1,9 @@
 //===- CppEmitter.cpp - planned tract IR -> model.cpp + model.h ---------------===//
 //
-// model.cpp holds, in order: the weights as one aligned read-only byte string
-// (bit exact: octal escapes of the little-endian bytes; one blob keeps g++
-// and clang fast on 100 MB models where brace lists of floats take minutes),
+// model.cpp holds, in order: the weights as aligned read-only byte strings
+// (bit exact: octal escapes of the little-endian bytes; string literals keep
+// g++ and clang fast on 100 MB models where brace lists of floats take
+// minutes; one per 128 MiB, as g++ refuses literals past 256 MiB),
 // one function per kernel naming its ONNX nodes, the tensor descriptions and
 // PREFIX_run, which calls the kernels in the planned order on pointers into
 // the caller's arena, inputs and outputs.
@@ -54,11 +55,16 @@ LogicalResult mlir::tract::emitCpp(ModuleOp module, const EmitOptions &options, 
     // notes that C++ guarantees 64 KiB literals, which g++ and clang exceed.
     src += "#if defined(__GNUC__)\n#pragma GCC diagnostic push\n"
            "#pragma GCC diagnostic ignored \"-Woverlength-strings\"\n#endif\n";
-    src += fmt::format("// Weights, little-endian; every tensor starts on a 64-byte boundary.\n"
-                       "alignas(64) const unsigned char kWeights[{}] =\n",
-                       pm.weights.size() + 1);
-    appendByteString(src, pm.weights);
-    src += "    ;\n#if defined(__GNUC__)\n#pragma GCC diagnostic pop\n#endif\n\n";
+    src += "// Weights, little-endian; every tensor starts on a 64-byte boundary.\n";
+    for (size_t i = 0; i < pm.weightParts.size(); ++i) {
+      size_t end = i + 1 < pm.weightParts.size() ? pm.weightParts[i + 1] : pm.weights.size();
+      StringRef part = StringRef(pm.weights).slice(pm.weightParts[i], end);
+      src += fmt::format("alignas(64) const unsigned char {}[{}] =\n", pm.weightsArray(i),
+                         part.size() + 1);
+      appendByteString(src, part);
+      src += "    ;\n";
+    }
+    src += "#if defined(__GNUC__)\n#pragma GCC diagnostic pop\n#endif\n\n";
   }
 
   for (const Kernel &k : pm.kernels) {

@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <algorithm>
 #include <set>
 
 using namespace mlir;
@@ -140,6 +141,7 @@ FailureOr<PlannedModel> PlannedModel::analyze(ModuleOp module) {
 
   // Weights: each distinct constant once, 64-byte aligned.
   llvm::DenseMap<Attribute, int64_t> byAttr;
+  std::vector<std::pair<int64_t, int64_t>> placed; // (offset, bytes) of each stored tensor
   std::set<std::string> kernelNames;
   int index = 0;
   for (Operation &op : block.without_terminator()) {
@@ -153,6 +155,12 @@ FailureOr<PlannedModel> PlannedModel::analyze(ModuleOp module) {
         pm.weights.resize((pm.weights.size() + 63) / 64 * 64, '\0');
         int64_t offset = (int64_t)pm.weights.size();
         pm.weights += packed ? *packed : elementsBytes(c.getValue());
+        placed.push_back({offset, (int64_t)pm.weights.size() - offset});
+        // One literal holds each tensor whole (see weightParts).
+        if (placed.back().second > PlannedModel::kMaxWeightTensorBytes)
+          return c.emitError("unsupported: a weight tensor of ")
+                 << placed.back().second << " bytes (g++ takes string literals of at most "
+                 << PlannedModel::kMaxWeightTensorBytes << " bytes)";
         if (!packed)
           it = byAttr.insert({c.getValue(), offset}).first;
         pm.weightOffsets[c.getResult()] = offset;
@@ -220,7 +228,17 @@ FailureOr<PlannedModel> PlannedModel::analyze(ModuleOp module) {
     }
     pm.kernels.push_back(std::move(k));
   }
+  // Parts cut at tensor starts, each at most kWeightsPartBytes (tensors are
+  // placed in offset order).
+  pm.weightParts = {0};
+  for (auto [offset, bytes] : placed)
+    if (offset + bytes - pm.weightParts.back() > PlannedModel::kWeightsPartBytes)
+      pm.weightParts.push_back(offset);
   return pm;
+}
+
+std::string PlannedModel::weightsArray(size_t i) const {
+  return weightParts.size() == 1 ? std::string("kWeights") : fmt::format("kWeights{}", i);
 }
 
 std::string PlannedModel::pointer(Value v, bool &usesArena, bool &usesInputs) const {
@@ -232,7 +250,10 @@ std::string PlannedModel::pointer(Value v, bool &usesArena, bool &usesInputs) co
   if (auto it = weightOffsets.find(v); it != weightOffsets.end()) {
     if (tensorBytes(v.getType()) == 0) // an empty constant: nothing to point at
       return fmt::format("static_cast<const {} *>(nullptr)", type);
-    return fmt::format("reinterpret_cast<const {} *>(kWeights + {})", type, it->second);
+    size_t part = std::upper_bound(weightParts.begin(), weightParts.end(), it->second) -
+                  weightParts.begin() - 1;
+    return fmt::format("reinterpret_cast<const {} *>({} + {})", type, weightsArray(part),
+                       it->second - weightParts[part]);
   }
   if (auto it = outputIndex.find(v); it != outputIndex.end())
     return fmt::format("static_cast<{} *>(outputs[{}])", type, it->second);

@@ -64,6 +64,16 @@ struct PlannedModel {
   int64_t opset = 0;
   int64_t arenaBytes = 0;
   std::string weights;
+  /// Where each part of `weights` starts (the first at 0). g++ refuses a
+  /// string literal past 2^28 bytes, so model.cpp holds the blob as arrays
+  /// of at most kWeightsPartBytes, cut at tensor boundaries: kWeights when
+  /// there is one, kWeights0, kWeights1, ... when there are more.
+  static constexpr int64_t kWeightsPartBytes = int64_t(1) << 27;
+  /// A tensor larger than a part gets a part of its own, up to this.
+  static constexpr int64_t kMaxWeightTensorBytes = (int64_t(1) << 28) - 64;
+  std::vector<int64_t> weightParts;
+  /// The C++ name of part `i`.
+  std::string weightsArray(size_t i) const;
   std::vector<Kernel> kernels;
   std::vector<TensorDesc> inputs, outputs;
   std::vector<FixedInput> fixedInputs;

@@ -268,6 +268,11 @@ TEST(ConvGemm, MatchesReferenceConv) {
       {2, 1, 16, 8, 1, {5, 5}, {1, 1}, {1, 1}, {1, 1}, {0, 0}},      // in place, 9-col tail
       {2, 1, 8, 72, 1, {5, 5}, {1, 1}, {1, 1}, {1, 1}, {0, 0}},      // 9 row panels: packed
       {1, 1, 24, 80, 1, {70, 1}, {1, 1}, {1, 1}, {1, 1}, {0, 0}},    // in place, paired panels
+      // Pads of 2: a block ends on a row's first pixel alone, whose taps
+      // start past the segment (Inception-v3's 5x5 on 9x9 overran here).
+      {2, 1, 48, 64, 1, {9, 9}, {5, 5}, {1, 1}, {1, 1}, {2, 2}},
+      {2, 1, 4, 8, 1, {9, 9}, {5, 5}, {1, 1}, {1, 1}, {2, 2}},
+      {2, 1, 3, 8, 1, {7, 5}, {7, 7}, {1, 1}, {1, 1}, {3, 3}},
   };
   for (const ConvGeom &g : cases) {
     const rt::ConvParams p = params(g);

@@ -172,8 +172,13 @@ private:
             hi = row_hi[kw];
           } else {
             detail::tap_range(seg, iw_n, g.st[3], iw0, &lo, &hi);
-            hi = max64(hi, lo);
           }
+          // A segment shorter than the left padding (a row's first pixel
+          // alone at a block's end, pads >= 2) has lo > seg: clamp, or the
+          // zeros run past the segment, and past the block's last panel
+          // into the arena after the scratch.
+          lo = min64(lo, seg);
+          hi = min64(max64(hi, lo), seg);
           put(row, kb, s, lo, Zeros{});
           put_run(row, kb, s + lo, hi - lo, plane + ih * iw_n + iw0 + lo * g.st[3], g.st[3]);
           put(row, kb, s + hi, seg - hi, Zeros{});

