@@ -7,7 +7,7 @@ from lit.llvm import llvm_config
 config.name = "TRACTC"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".onnxtext", ".test"]
-config.excludes = ["Inputs", "runtime", "conformance", "e2e", "lit.cfg.py"]
+config.excludes = ["Inputs", "runtime", "conformance", "e2e", "zoo", "oracle", "lit.cfg.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.tractc_obj_root, "test")
 

@@ -23,7 +23,7 @@ if [ ! -f build-fuzz/build.ninja ]; then
     -DMLIR_DIR=/usr/lib/llvm-19/lib/cmake/mlir > build-fuzz/configure.log 2>&1 ||
     { cat build-fuzz/configure.log; echo "0 passed, 1 failed"; exit 1; }
 fi
-cmake --build build-fuzz --target tractc-fuzz || { echo "0 passed, 1 failed"; exit 1; }
+cmake --build build-fuzz --target tractc-fuzz tractc || { echo "0 passed, 1 failed"; exit 1; }
 [ "$build_only" = 1 ] && exit 0
 fuzz=build-fuzz/bin/tractc-fuzz
 # LLVM's and MLIR's libraries are Debian's, not instrumented, while their

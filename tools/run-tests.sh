@@ -2,7 +2,8 @@
 # Sets up a fresh Debian 12 machine (packages), builds tractc and runs every
 # test suite: lit (dialect, importer, passes, emitter), the runtime's gtests,
 # the end-to-end torchvision/BERT models (on the CPU and on the SPIR-V target
-# on Mesa's lavapipe), the embedded targets (aarch64 and armv7 under
+# on Mesa's lavapipe), the real-world zoo against ONNX Runtime (test/zoo; again
+# through a tractc built with ASan + UBSan), the embedded targets (aarch64 and armv7 under
 # qemu-user, a Cortex-M7 link), the ONNX conformance suite (CPU and
 # SPIR-V), generated code under ASan + UBSan and 60 s of fuzzing.
 # The last line is "N passed, M failed" over all of them; exit 1 on any failure.
@@ -74,6 +75,9 @@ if [ "$quick" = 0 ]; then
   # (--spirv: each model on the SPIR-V target too, on Mesa's lavapipe.)
   /usr/bin/python3 test/e2e/run_e2e.py --spirv --workdir "$log/e2e-work" | tee "$log/e2e"
   add_closing "$log/e2e"
+  stage "real-world zoo (third-party npm models, torchvision and torch.nn exports) against ONNX Runtime"
+  /usr/bin/python3 test/zoo/run_zoo.py -j "$(nproc)" --workdir build/zoo | tee "$log/zoo"
+  add_closing "$log/zoo"
   stage "embedded targets (aarch64, armv7 under qemu; Cortex-M7)"
   tools/check-targets.sh | tee "$log/targets"
   add_closing "$log/targets"
@@ -104,6 +108,10 @@ if [ "$quick" = 0 ]; then
   wait "$fuzz_build" || tail -20 "$log/fuzz-build"
   tools/fuzz.sh 60 | tee "$log/fuzz"
   add_closing "$log/fuzz"
+  stage "the zoo through a tractc built with ASan + UBSan (compile only)"
+  /usr/bin/python3 test/zoo/run_zoo.py -j "$(nproc)" --workdir build/zoo --compile-only \
+    --tractc build-fuzz/bin/tractc | tee "$log/zoo-san"
+  add_closing "$log/zoo-san"
   # (the hostile-model corpus runs in lit: test/Hostile/hostile.test)
 else
   stage "ONNX conformance (node suite)"

@@ -115,10 +115,12 @@ struct AffineAfterLayerNorm : OpRewritePattern<Op> {
       bool needBias = ln.getBias() || !kScale;
       Value s = createFloatConstant(rewriter, op.getLoc(), normalized, *scale);
       Value b = needBias ? createFloatConstant(rewriter, op.getLoc(), normalized, *bias) : Value();
+      // The location first: replacing `op` erases it.
+      Location loc = fusedLoc({ln, op});
       rewriter
           .replaceOpWithNewOp<LayerNormOp>(op, op.getType(), ln.getInput(), s, b,
                                            ln.getAxisAttr(), ln.getEpsilonAttr())
-          ->setLoc(fusedLoc({ln, op}));
+          ->setLoc(loc);
       return success();
     }
     return rewriter.notifyMatchFailure(op, "not layer_norm then a constant");
