@@ -6,7 +6,8 @@
 # crashed it is replayed first (test/Hostile/fuzz-regressions/). On a finding
 # the input is left in build-fuzz/findings/ and the exit code is 1.
 # The last line is "N passed, M failed" (the replays and the fuzzing run).
-# --build-only builds the target and stops (run-tests.sh builds it early, on
+# --build-only builds the target (and a sanitized build-fuzz/bin/tractc, which
+# the zoo runs through) and stops (run-tests.sh builds it early, on
 # the core the end-to-end tests leave idle).
 #
 #   tools/fuzz.sh [SECONDS | --build-only]

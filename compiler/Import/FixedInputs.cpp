@@ -21,7 +21,6 @@
 #include "llvm/ADT/StringExtras.h"
 
 #include <cstring>
-#include <limits>
 
 using namespace mlir;
 using namespace mlir::tract;

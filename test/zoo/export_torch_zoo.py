@@ -25,24 +25,20 @@ from torchvision.models.convnext import CNBlockConfig, ConvNeXt
 from torchvision.models.swin_transformer import SwinTransformer
 from torchvision.models.vision_transformer import VisionTransformer
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "e2e"))
+import export_models  # noqa: E402 - calibrate_bn, shared with the end-to-end tests
 import zoo_models  # noqa: E402
 
 
-def calibrate_bn(model, example, steps=3):
-    bns = [m for m in model.modules() if isinstance(m, nn.modules.batchnorm._BatchNorm)]
-    if not bns:
+def calibrate_bn(model, example):
+    """BatchNorm statistics from data: the end-to-end tests' calibration (cumulative average over a
+    few noise batches in train mode), for the models with BatchNorm (all take one image input)."""
+    if not any(isinstance(m, nn.modules.batchnorm._BatchNorm) for m in model.modules()):
         return
-    for m in bns:
-        m.reset_running_stats()
-        m.momentum = None
-    model.train()
-    with torch.no_grad():
-        for _ in range(steps):
-            # A batch of 4 (BN after a global pool needs more than one value per channel).
-            model(*[torch.randn(4, *x.shape[1:]) if x.is_floating_point() else x
-                    for x in example])
-    model.eval()
+    assert len(example) == 1 and example[0].is_floating_point(), "BN models take one image"
+    export_models.calibrate_bn(model, list(example[0].shape))
 
 
 def redraw_zeros(model):
