@@ -3,7 +3,8 @@
 # test suite: lit (dialect, importer, passes, emitter), the runtime's gtests,
 # the end-to-end torchvision/BERT models (on the CPU and on the SPIR-V target
 # on Mesa's lavapipe), the real-world zoo against ONNX Runtime (test/zoo; again
-# through a tractc built with ASan + UBSan), the embedded targets (aarch64 and armv7 under
+# through a tractc built with ASan + UBSan), the differential graph fuzzer
+# against ONNX Runtime (tools/graph-fuzz) and its regressions, the embedded targets (aarch64 and armv7 under
 # qemu-user, a Cortex-M7 link), the ONNX conformance suite (CPU and
 # SPIR-V), generated code under ASan + UBSan and 60 s of fuzzing.
 # The last line is "N passed, M failed" over all of them; exit 1 on any failure.
@@ -78,6 +79,16 @@ if [ "$quick" = 0 ]; then
   stage "real-world zoo (third-party npm models, torchvision and torch.nn exports) against ONNX Runtime"
   /usr/bin/python3 test/zoo/run_zoo.py -j "$(nproc)" --workdir build/zoo | tee "$log/zoo"
   add_closing "$log/zoo"
+  stage "differential graph fuzzer against ONNX Runtime (fixed seeds, then its regressions)"
+  # 600 random graphs of exporter idioms (tools/graph-fuzz), each compiled
+  # optimised and with --no-optimize; a failure names its seed, which
+  # graph_fuzz.py --seed S --count 1 shrinks locally.
+  /usr/bin/python3 tools/graph-fuzz/graph_fuzz.py --seed 1 --count 600 --no-shrink \
+    --workdir build/graph-fuzz --findings "$log/graph-fuzz-findings" | tee "$log/gfuzz"
+  add_closing "$log/gfuzz"
+  /usr/bin/python3 tools/graph-fuzz/graph_fuzz.py --replay test/graph-fuzz/regressions \
+    --workdir build/graph-fuzz | tee "$log/gfuzz"
+  add_closing "$log/gfuzz"
   stage "embedded targets (aarch64, armv7 under qemu; Cortex-M7)"
   tools/check-targets.sh | tee "$log/targets"
   add_closing "$log/targets"

@@ -4,9 +4,11 @@ ensure_ort(workdir)         installs onnxruntime-node into WORKDIR/ort once (npm
                             the install script fetches GPU extras) and returns the module folder.
 run_ort(ort, model, feeds)  runs MODEL on {name: ndarray} in ORT (node ort_reference.js) and returns
                             its outputs as ndarrays, in the model's output order.
+run_ort_batch(ort, jobs)    the same for [(model, feeds, optimize)] in one node process; each
+                            result is a list of outputs or an OracleError.
 compare(got, want)          None when `got` matches `want`, else a one-line reason: floats within
                             `rtol` of the reference's scale (its largest magnitude, at least
-                            1e-6),
+                            `min_scale`, 1e-6 by default),
                             integers and booleans exactly, NaN where the reference has NaN.
 """
 import json
@@ -48,38 +50,77 @@ def _ort_name(dtype):
     raise OracleError(f"no ORT tensor type for {dtype}")
 
 
+def _job(model, feeds, optimize, outdir):
+    inputs = []
+    for k, (name, value) in enumerate(feeds.items()):
+        value = np.ascontiguousarray(value)
+        path = os.path.join(outdir, f"input_{k}.bin")
+        value.tofile(path)
+        inputs.append({"name": name, "dtype": _ort_name(value.dtype),
+                       "shape": list(value.shape), "path": path})
+    return {"model": os.path.abspath(model), "inputs": inputs, "outdir": outdir,
+            "optimize": optimize}
+
+
+def _outputs(outdir, failure="ORT wrote no outputs"):
+    error = os.path.join(outdir, "error.txt")
+    if os.path.exists(error):
+        with open(error) as f:
+            return OracleError(f.read().strip() or "ORT failed")
+    if not os.path.exists(os.path.join(outdir, "outputs.json")):
+        return OracleError(failure)
+    with open(os.path.join(outdir, "outputs.json")) as f:
+        described = json.load(f)
+    outs = []
+    for k, d in enumerate(described):
+        if d["dtype"] not in _DTYPES:
+            return OracleError(f"output '{d['name']}': ORT type {d['dtype']} not handled")
+        data = np.fromfile(os.path.join(outdir, f"output_{k}.bin"), dtype=_DTYPES[d["dtype"]])
+        outs.append(data.reshape(d["shape"]))
+    return outs
+
+
+def _node(ort, spec_path, timeout):
+    try:
+        r = subprocess.run(["node", os.path.join(HERE, "ort_reference.js"), ort, spec_path],
+                           capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise OracleError(f"ORT took over {timeout} s")
+    if r.returncode != 0:
+        raise OracleError((r.stderr.strip().splitlines() or ["ORT failed"])[-1])
+
+
 def run_ort(ort, model, feeds, timeout=300, optimize=False):
     with tempfile.TemporaryDirectory(prefix="ort-") as tmp:
-        inputs = []
-        for k, (name, value) in enumerate(feeds.items()):
-            value = np.ascontiguousarray(value)
-            path = os.path.join(tmp, f"input_{k}.bin")
-            value.tofile(path)
-            inputs.append({"name": name, "dtype": _ort_name(value.dtype),
-                           "shape": list(value.shape), "path": path})
         spec = os.path.join(tmp, "spec.json")
         with open(spec, "w") as f:
-            json.dump({"model": os.path.abspath(model), "inputs": inputs, "outdir": tmp,
-                       "optimize": optimize}, f)
-        try:
-            r = subprocess.run(["node", os.path.join(HERE, "ort_reference.js"), ort, spec],
-                               capture_output=True, text=True, timeout=timeout)
-        except subprocess.TimeoutExpired:
-            raise OracleError(f"ORT took over {timeout} s")
-        if r.returncode != 0:
-            raise OracleError((r.stderr.strip().splitlines() or ["ORT failed"])[-1])
-        with open(os.path.join(tmp, "outputs.json")) as f:
-            described = json.load(f)
-        outs = []
-        for k, d in enumerate(described):
-            if d["dtype"] not in _DTYPES:
-                raise OracleError(f"output '{d['name']}': ORT type {d['dtype']} not handled")
-            data = np.fromfile(os.path.join(tmp, f"output_{k}.bin"), dtype=_DTYPES[d["dtype"]])
-            outs.append(data.reshape(d["shape"]))
+            json.dump(_job(model, feeds, optimize, tmp), f)
+        _node(ort, spec, timeout)
+        outs = _outputs(tmp)
+        if isinstance(outs, OracleError):
+            raise outs
         return outs
 
 
-def compare(got, want, rtol=1e-4):
+def run_ort_batch(ort, jobs, timeout=1800):
+    with tempfile.TemporaryDirectory(prefix="ort-") as tmp:
+        specs = []
+        for k, (model, feeds, optimize) in enumerate(jobs):
+            outdir = os.path.join(tmp, str(k))
+            os.makedirs(outdir)
+            specs.append(_job(model, feeds, optimize, outdir))
+        spec = os.path.join(tmp, "spec.json")
+        with open(spec, "w") as f:
+            json.dump({"jobs": specs}, f)
+        failure = "ORT wrote no outputs"
+        try:
+            _node(ort, spec, timeout)
+        except OracleError as e:  # the process died: the jobs it did not reach fail
+            failure = str(e)
+        return [_outputs(s["outdir"], failure) for s in specs]
+
+
+def compare(got, want, rtol=1e-4, min_scale=1e-6):
     if got.shape != want.shape:
         return f"shape {list(got.shape)} against {list(want.shape)}"
     if want.size == 0:
@@ -102,7 +143,7 @@ def compare(got, want, rtol=1e-4):
         return "an infinity differs"
     if not finite.any():
         return None
-    scale = max(1e-6, float(np.abs(w[finite]).max()))
+    scale = max(min_scale, float(np.abs(w[finite]).max()))
     err = float(np.abs(g[finite] - w[finite]).max())
     if not err <= rtol * scale:
         return f"max abs diff {err:.3g} over scale {scale:.3g} (rtol {rtol:g})"

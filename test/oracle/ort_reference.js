@@ -5,7 +5,10 @@
 //   node ort_reference.js ORT_MODULE_DIR SPEC.json
 //
 // SPEC.json: {"model": PATH, "inputs": [{"name", "dtype", "shape", "path"}],
-//             "outdir": DIR}
+//             "outdir": DIR, "optimize": BOOL}
+// or {"jobs": [SPEC, ...]}: several models in one process (the graph fuzzer runs
+// hundreds; starting node for each costs more than running them). A job that
+// fails writes OUTDIR/error.txt and the others go on.
 // Each input is raw little-endian data of its dtype (float32, float64,
 // int8, uint8, int16, uint16, int32, int64, bool). For each output K the
 // script writes OUTDIR/output_K.bin and a line of OUTDIR/outputs.json:
@@ -32,8 +35,7 @@ function tensorOf(input) {
   return new ort.Tensor(input.dtype, new Array(copy), input.shape);
 }
 
-async function main() {
-  const spec = JSON.parse(fs.readFileSync(specPath, 'utf8'));
+async function runJob(spec) {
   const session = await ort.InferenceSession.create(spec.model, {
     intraOpNumThreads: 1,
     interOpNumThreads: 1,
@@ -52,5 +54,17 @@ async function main() {
     described.push({name, dtype: t.type, shape: t.dims});
   });
   fs.writeFileSync(path.join(spec.outdir, 'outputs.json'), JSON.stringify(described));
+}
+
+async function main() {
+  const spec = JSON.parse(fs.readFileSync(specPath, 'utf8'));
+  if (!spec.jobs) return runJob(spec);
+  for (const job of spec.jobs) {
+    try {
+      await runJob(job);
+    } catch (e) {
+      fs.writeFileSync(path.join(job.outdir, 'error.txt'), String(e && e.message || e));
+    }
+  }
 }
 main().catch((e) => { console.error(String(e && e.message || e)); process.exit(1); });
