@@ -1,5 +1,6 @@
 """The differential check: each case through ONNX Runtime (the oracle) and through tractc
-twice, optimised and with --no-optimize, built and run, outputs compared.
+twice, optimised and with --no-optimize, built and run (the optimised one also split into
+tasks, as model_run_threads does), outputs compared.
 
 Runner(...).check(cases) -> [Outcome]. Per case the worst of its two variants:
   ok            both match ORT at the tolerance
@@ -30,6 +31,9 @@ sys.path.insert(0, os.path.join(REPO, "test", "oracle"))
 import ort_oracle  # noqa: E402
 
 VARIANTS = {"opt": [], "plain": ["--no-optimize"]}
+# The optimised build also runs split into this many tasks (model_run_threads, the tasks run
+# one after another by the driver): the kernels' splits and per-task scratch are checked too.
+THREADS = 3
 MIN_SCALE = 1e-2
 FAILURES = ("crash", "rejected", "build-error", "mismatch")
 # Worst first: a case's outcome is the worst of its variants'.
@@ -61,8 +65,10 @@ def _tail(text, n=4):
 
 class Runner:
     def __init__(self, tractc, workdir, ort, jobs=2, cxx="g++", cxxflags="-O0 -march=native",
-                 batch=24, rtol=1e-4, timeout=120):
+                 batch=24, rtol=1e-4, timeout=120, compile_only=False):
         self.tractc, self.workdir, self.ort = tractc, os.path.abspath(workdir), ort
+        # compile_only: tractc alone (a sanitized tractc's run over the graphs); no oracle.
+        self.compile_only = compile_only
         self.jobs, self.cxx, self.cxxflags = max(1, jobs), cxx, cxxflags.split()
         self.batch, self.rtol, self.timeout = batch, rtol, timeout
         self._round = 0
@@ -82,6 +88,8 @@ class Runner:
             for i, value in enumerate(case.feeds.values()):
                 np.ascontiguousarray(value).tofile(os.path.join(d, f"input_{i}.bin"))
             dirs.append(d)
+        if self.compile_only:
+            return self._compile_all(dirs)
         jobs = []
         for d, case in zip(dirs, cases):
             model = os.path.join(d, "model.onnx")
@@ -106,17 +114,29 @@ class Runner:
                         outcome[kv] = r
                     else:
                         exe[kv] = r
-            runs = list(exe.items())
-            for (kv, _), o in zip(runs, pool.map(
-                    lambda item: self._run(dirs[item[0][0]], item[0], item[1],
-                                           expected[item[0][0]]), runs)):
-                outcome[kv] = o
+            # Each build runs once on one thread; the optimised one again on THREADS tasks.
+            runs = [(kv, path, 1) for kv, path in exe.items()]
+            runs += [(kv, path, THREADS) for kv, path in exe.items() if kv[1] == "opt"]
+            for (kv, _, threads), o in zip(runs, pool.map(
+                    lambda r: self._run(dirs[r[0][0]], r[0], r[1], expected[r[0][0]], r[2]),
+                    runs)):
+                outcome[kv + (threads,)] = o
         results = []
         for k in range(len(cases)):
             if isinstance(expected[k][0], ort_oracle.OracleError):
                 results.append(Outcome("oracle-error", str(expected[k][0])[:300]))
                 continue
-            per = [outcome[(k, v)] for v in VARIANTS]
+            per = [o for key, o in outcome.items() if key[0] == k]
+            results.append(min(per, key=lambda o: SEVERITY.index(o.kind)))
+        return results
+
+    def _compile_all(self, dirs):
+        names = [(k, v) for k in range(len(dirs)) for v in VARIANTS]
+        with concurrent.futures.ThreadPoolExecutor(self.jobs) as pool:
+            got = list(pool.map(lambda kv: self._compile(dirs[kv[0]], *kv), names))
+        results = []
+        for k in range(len(dirs)):
+            per = [o or Outcome("ok", "", v) for (kk, v), o in zip(names, got) if kk == k]
             results.append(min(per, key=lambda o: SEVERITY.index(o.kind)))
         return results
 
@@ -167,8 +187,9 @@ class Runner:
             # The namespace's own definitions: a const table defined there has internal
             # linkage, apart from the header's global declaration.
             ns = f"{name}_ns::{name}"
-            lines.append(f'  {{"{name}", {ns}_run, {ns}_inputs, {up}_NUM_INPUTS, '
-                         f'{ns}_outputs, {up}_NUM_OUTPUTS, {up}_ARENA_BYTES, {up}_ARENA_ALIGN}},')
+            lines.append(f'  {{"{name}", {ns}_run, {ns}_run_threads, {ns}_inputs, {up}_NUM_INPUTS, '
+                         f'{ns}_outputs, {up}_NUM_OUTPUTS, {up}_ARENA_BYTES, '
+                         f'{up}_THREAD_SCRATCH_BYTES, {up}_ARENA_ALIGN}},')
         lines += ["};", f"const int kNumModels = {len(models)};", ""]
         src = exe + ".cpp"
         with open(src, "w") as f:
@@ -181,12 +202,15 @@ class Runner:
             return "the C++ compiler took over 600 s"
         return None if r.returncode == 0 else _tail(r.stderr, 6)
 
-    def _run(self, d, kv, exe, expected):
+    def _run(self, d, kv, exe, expected, threads):
         k, variant = kv
         name = f"c{k}_{variant}"
         want, optimized = expected
+        outputs = name if threads == 1 else f"{name}.t{threads}"
+        if threads > 1:
+            variant = f"{variant}, {threads} threads"
         try:
-            r = subprocess.run([exe, name, d], capture_output=True, text=True,
+            r = subprocess.run([exe, name, d, str(threads)], capture_output=True, text=True,
                                timeout=self.timeout)
         except subprocess.TimeoutExpired:
             return Outcome("crash", f"the model ran over {self.timeout} s", variant)
@@ -208,7 +232,7 @@ class Runner:
             shape = [int(x) for x in fields[4:]]
             if dtype is None:
                 return Outcome("mismatch", f"output {i}: dtype code {fields[2]}", variant)
-            got = np.fromfile(os.path.join(d, f"{name}.output_{i}.bin"), dtype=dtype)
+            got = np.fromfile(os.path.join(d, f"{outputs}.output_{i}.bin"), dtype=dtype)
             if got.size != int(np.prod(shape, dtype=np.int64)):
                 return Outcome("mismatch", f"output {i}: {got.size} elements for {shape}", variant)
             got = got.reshape(shape)

@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import onnx
 
-import idioms_math  # noqa: F401  (each idioms module fills the table on import)
+import idioms_integer  # noqa: F401  (each idioms module fills the table on import)
+import idioms_math  # noqa: F401
 import idioms_sequence  # noqa: F401
 import idioms_tensor  # noqa: F401
 import idioms_vision  # noqa: F401

@@ -4,6 +4,7 @@
     graph_fuzz.py [--seed S] (--count N | --minutes M) [-j J] [--round R] [--no-shrink]
                   [--findings DIR] [--tractc build/bin/tractc] [--workdir build/graph-fuzz]
     graph_fuzz.py --replay test/graph-fuzz/regressions
+    graph_fuzz.py --compile-only --tractc build-fuzz/bin/tractc --count N   (ASan + UBSan)
 
 Graphs come from generate.py (seeds S, S+1, ...), R at a time (one ORT process, the C++ of a
 round built in batches). Each failure (see differential.py) is shrunk (shrink.py) and written
@@ -73,7 +74,7 @@ def replay(args, runner):
 
 
 def fuzz(args, runner):
-    ort_values = values_from_ort(args.ort, ort_oracle)
+    ort_values = None if args.compile_only else values_from_ort(args.ort, ort_oracle)
     kinds, unsupported, oracle_errors = collections.Counter(), collections.Counter(), []
     generator_errors = collections.Counter()
     findings = []
@@ -156,12 +157,20 @@ def main():
     ap.add_argument("--workdir", default=os.path.join(REPO, "build", "graph-fuzz"))
     ap.add_argument("--cxx", default="g++")
     ap.add_argument("--cxxflags", default="-O0 -march=native")
+    ap.add_argument("--compile-only", action="store_true",
+                    help="run tractc only (with a sanitized --tractc): crashes are the findings")
     args = ap.parse_args()
     if not args.replay and not args.count and not args.minutes:
         ap.error("give --count N, --minutes M or --replay DIR")
-    args.ort = ort_oracle.ensure_ort(args.workdir)
+    if args.compile_only:
+        args.no_shrink = True
+        # LLVM's uninstrumented libraries make ASan's container checks report falsely.
+        os.environ.setdefault("ASAN_OPTIONS", "detect_container_overflow=0:allow_user_poisoning=0")
+        os.environ.setdefault("UBSAN_OPTIONS", "print_stacktrace=1")
+    args.ort = None if args.compile_only else ort_oracle.ensure_ort(args.workdir)
     runner = Runner(os.path.abspath(args.tractc), os.path.join(args.workdir, "work"), args.ort,
-                    jobs=args.jobs, cxx=args.cxx, cxxflags=args.cxxflags)
+                    jobs=args.jobs, cxx=args.cxx, cxxflags=args.cxxflags,
+                    compile_only=args.compile_only)
     sys.exit(replay(args, runner) if args.replay else fuzz(args, runner))
 
 

@@ -19,7 +19,7 @@ def linear(b):
     """MatMul with a [D, E] weight then Add bias (torch's Linear on a 3-D input)."""
     x = need(b.pick(lambda t: t.is_float and t.rank >= 2 and t.shape[-1] <= 256))
     d = x.shape[-1]
-    e = b.dim(1, 64)
+    e = b.dim(1, 128 if b.chance(0.2) else 64)
     y = b.op1("MatMul", [x, b.weight([d, e], d)], mag=x.mag + 0.5, live=b.chance(0.3))
     if b.chance(0.8):
         y = b.op1("Add", [y, b.const((b.rng.standard_normal(e) * 0.1).astype(F32), "bias",

@@ -4,7 +4,7 @@ joined by Concat, channel shuffle, NHWC islands of Transposes, Resize/Upsample a
 opset forms, depth/space rearrangements, ConvTranspose."""
 import numpy as np
 
-from idioms_math import activation, clip, reduce_op, scalar
+from idioms_math import NORM_EPS, activation, clip, reduce_op, scalar
 from idioms_registry import Skip, idiom, need
 from idioms_tensor import concat
 
@@ -28,7 +28,9 @@ def conv(b, x, cout=None, k=None, group=None, stride=None, pads="any", bias=None
         if 0.25 <= r < 0.35:
             group = b.choice([g for g in (2, 3, 4, 8) if c % g == 0] or [1])
     if cout is None:
-        cout = group * b.dim(1, max(1, 48 // group)) if group > 1 else b.dim(1, 48)
+        # Mostly small; now and then wide enough to take the GEMM past one block of rows.
+        wide = 96 if b.chance(0.2) else 48
+        cout = group * b.dim(1, max(1, wide // group)) if group > 1 else b.dim(1, wide)
         if group == c and b.chance(0.7):
             cout = c  # depthwise, multiplier 1
     given_k = k
@@ -255,7 +257,11 @@ def resize(b):
             ctm = "asymmetric"
     attrs["coordinate_transformation_mode"] = ctm
     roi = b.const(np.array([], dtype=F32), "roi") if b.opset < 13 or b.chance(0.5) else ""
-    if b.chance(0.5):
+    # align_corners divides by the output length less one: ONNX's reference takes it as
+    # scale x length unrounded, ORT (and torch) as the output's size. Scales that give a whole
+    # size keep the two in agreement.
+    whole = float(h * factor).is_integer() and float(w * factor).is_integer()
+    if b.chance(0.5) and (whole or ctm != "align_corners"):
         b.op1("Resize", [x, roi, b.const(scales, "scales")], exact=exact, mag=x.mag, **attrs)
     else:
         sizes = b.ints([n, c, max(1, int(h * factor)), max(1, int(w * factor))], "sizes")
@@ -342,7 +348,7 @@ def instance_norm(b):
     b.op1("InstanceNormalization",
           [x, b.const(b.rng.uniform(0.5, 1.5, c).astype(F32), "g", as_node=False),
            b.const((b.rng.standard_normal(c) * 0.1).astype(F32), "b", as_node=False)],
-          epsilon=1e-5, mag=4.0)
+          epsilon=NORM_EPS, mag=4.0)
 
 
 @idiom(weight=1)

@@ -6,7 +6,7 @@ a crash or refusal the start of the message):
 
 1. shapes: the same seed generated again with every drawn size capped lower (max_dim 1, 2, 4,
    ...; generate.py draws the same numbers, so the graph keeps its structure);
-2. outputs: one output alone;
+2. outputs: one output alone, then an earlier value alone as the output (earliest first);
 3. nodes: ranges of nodes, halving in length down to one, cut out: the values they produced
    become graph inputs fed with what ONNX Runtime computed for them in the case being shrunk
    (so every shrunk graph is valid and sees realistic values), and whatever no output needs any
@@ -128,6 +128,24 @@ def shrink(case, outcome, check, run_values, log=lambda s: None):
         if hit:
             case, outcome = hit
 
+    # 2b. an earlier value as the only output (the failure may start upstream of the outputs)
+    typed = {vi.name: vi for vi in shape_inference.infer_shapes(case.model).graph.value_info}
+    cands = []
+    for node in case.model.graph.node:
+        for o in node.output:
+            if o in typed and all(o != x.name for x in case.model.graph.output):
+                m = onnx.ModelProto()
+                m.CopyFrom(case.model)
+                del m.graph.output[:]
+                m.graph.output.append(typed[o])
+                cut = _node_cut(m, case.feeds, {}, set())
+                if cut is not None:
+                    cands.append(_as_case(case, *cut))
+    hit = first_failing(cands)
+    if hit:
+        case, outcome = hit
+        log(f"  an earlier value as the output: {len(case.model.graph.node)} nodes")
+
     # 3. nodes
     while True:
         values = intermediate_values(case.model, case.feeds, run_values)
@@ -137,7 +155,7 @@ def shrink(case, outcome, check, run_values, log=lambda s: None):
         while size >= 1 and not progress:
             cands = []
             for start in range(0, n, size):
-                cut = _node_cut(case.model, case.feeds, values, set(range(start, start + size)))
+                cut = _node_cut(case.model, case.feeds, values, set(range(start, min(n, start + size))))
                 if cut is not None:
                     cands.append(_as_case(case, *cut))
             hit = first_failing(cands)
