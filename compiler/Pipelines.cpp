@@ -26,9 +26,11 @@ void buildFusePipeline(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createTractFusePass());
 }
 
-void buildCodegenPipeline(OpPassManager &pm) {
+void buildCodegenPipeline(OpPassManager &pm, const std::string &failOnNode) {
   pm.addNestedPass<func::FuncOp>(createTractWidenF16Pass());
-  pm.addNestedPass<func::FuncOp>(createTractChooseKernelsPass());
+  TractChooseKernelsPassOptions choose;
+  choose.failOnNode = failOnNode;
+  pm.addNestedPass<func::FuncOp>(createTractChooseKernelsPass(choose));
   pm.addNestedPass<func::FuncOp>(createTractSchedulePass());
   pm.addNestedPass<func::FuncOp>(createTractPlanMemoryPass());
 }
@@ -48,7 +50,7 @@ void registerTractPasses() {
                              buildFusePipeline);
   PassPipelineRegistration<>("tract-codegen",
                              "target lowering and memory planning",
-                             buildCodegenPipeline);
+                             [](OpPassManager &pm) { buildCodegenPipeline(pm); });
   PassPipelineRegistration<>("tract-gpu-codegen",
                              "memory planning for --target=spirv",
                              buildGpuCodegenPipeline);

@@ -5,6 +5,8 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/PassManager.h"
 
+#include <string>
+
 namespace mlir::tract {
 /// Dialects every tract tool loads.
 void registerTractDialects(DialectRegistry &registry);
@@ -15,7 +17,8 @@ void buildOptimizePipeline(OpPassManager &pm);
 /// Kernel formation: conv/matmul epilogues and elementwise chains.
 void buildFusePipeline(OpPassManager &pm);
 /// Target lowering and memory planning; its output is what emitters print.
-void buildCodegenPipeline(OpPassManager &pm);
+/// failOnNode: testing only (tract-choose-kernels' fail-on-node).
+void buildCodegenPipeline(OpPassManager &pm, const std::string &failOnNode = "");
 /// The same for --target=spirv: no CPU kernel choices (the GLSL kernels
 /// read plain layouts), then the schedule and the memory plan.
 void buildGpuCodegenPipeline(OpPassManager &pm);

@@ -23,7 +23,8 @@
 //     direct reference kernel ("direct").
 //   - then chains of 1x1 -> depthwise -> 1x1 convs keep the tensors between
 //     them in 16-channel lane layout (LaneChains.cpp).
-//   - everything else (integers, f64): the reference kernels, no attribute.
+//   - everything else (integers, f64), and ops marked tract.keep_plain (an
+//     optimisation failed on them): the reference kernels, no attribute.
 // A constant is packed only when every user reads it as the same packed
 // operand (CSE may share one weight between two layers).
 //
@@ -55,6 +56,17 @@ namespace gm = ::tract::rt::gemm;
 namespace {
 
 RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
+
+// `loc` (a node's NameLoc, or a fused kernel's FusedLoc of them) names ONNX node `node`.
+bool namesNode(Location loc, StringRef node) {
+  bool found = false;
+  loc->walk([&](Location l) {
+    if (auto name = dyn_cast<NameLoc>(l); name && name.getName() == node)
+      found = true;
+    return found ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  return found;
+}
 
 bool allF32(Operation *op) {
   auto isF32 = [](Value v) { return typeOf(v).getElementType().isF32(); };
@@ -107,12 +119,18 @@ bool weightsPackable(Operation *top) {
 }
 
 struct ChooseKernels : impl::TractChooseKernelsPassBase<ChooseKernels> {
+  using TractChooseKernelsPassBase::TractChooseKernelsPassBase;
+
   void runOnOperation() override {
     Builder b(&getContext());
     for (Operation &top : getOperation().getBody().front()) {
       Operation *anchor = gemmAnchor(&top);
-      if (!anchor || !allF32(anchor))
+      if (!anchor || !allF32(anchor) || keepsPlainForm(&top))
         continue;
+      if (!failOnNode.empty() && namesNode(top.getLoc(), failOnNode)) {
+        top.emitError("kernel choice failed (injected by --inject-failure for testing)");
+        return signalPassFailure();
+      }
       int64_t scratchFloats = 0;
       std::string algorithm;
       bool packed = false;

@@ -46,6 +46,7 @@ def TractChooseKernelsPass : Pass<"tract-choose-kernels", "func::FuncOp"> {
     it needs (`tract.scratch_bytes`) and, when its constant weights are packed
     at compile time into the GEMM's panels, `tract.packed_weights`. Sizes come
     from the runtime's own headers. See compiler/Codegen/KernelChoice.h.
+    An op marked `tract.keep_plain` keeps its reference kernel.
 
     ```mlir
     %0 = tract.conv %x, %w {...} : ... -> tensor<1x64x56x56xf32>
@@ -57,6 +58,11 @@ def TractChooseKernelsPass : Pass<"tract-choose-kernels", "func::FuncOp"> {
     ```
   }];
   let dependentDialects = ["::mlir::tract::TractDialect"];
+  let options = [
+    Option<"failOnNode", "fail-on-node", "std::string", /*default=*/"\"\"",
+           "testing: fail on the op of this ONNX node (tractc --inject-failure), to "
+           "check that the model still compiles with that op in its plain form">,
+  ];
 }
 
 def TractSchedulePass : Pass<"tract-schedule", "func::FuncOp"> {

@@ -58,6 +58,9 @@ std::string mlir::tract::emitReport(ModuleOp module, const EmitOptions &options)
                                          {"scratch_offset", k.scratchBytes > 0 ? llvm::json::Value(k.scratchOffset) : llvm::json::Value(nullptr)},
                                          {"inputs", std::move(inputs)},
                                          {"outputs", std::move(outputs)}};
+    // An optimisation failed on it: it runs its plain (reference) form.
+    if (auto why = k.op->getAttrOfType<StringAttr>(kKeepPlainAttr))
+      kernel["plain_because"] = utf8(why.getValue().str());
     // A fused kernel also lists the tract ops it runs, in order.
     if (auto fused = dyn_cast<KernelOp>(k.op)) {
       llvm::json::Array body;
@@ -90,11 +93,26 @@ std::string mlir::tract::emitReport(ModuleOp module, const EmitOptions &options)
                                        {"shape", std::move(shape)},
                                        {"values", std::move(values)}});
   }
+  // What tractc fell back from (tools/tractc/Fallback.h): nodes kept plain,
+  // or whole stages skipped (no nodes), each with the error that caused it.
+  llvm::json::Array fallbacks;
+  if (auto list = module->getAttrOfType<ArrayAttr>("tract.fallbacks"))
+    for (auto entry : list.getAsRange<DictionaryAttr>()) {
+      llvm::json::Array nodes;
+      if (auto names = entry.getAs<ArrayAttr>("nodes"))
+        for (auto n : names.getAsRange<StringAttr>())
+          nodes.push_back(utf8(n.getValue().str()));
+      auto reason = entry.getAs<StringAttr>("reason");
+      fallbacks.push_back(llvm::json::Object{
+          {"onnx_nodes", std::move(nodes)},
+          {"reason", reason ? utf8(reason.getValue().str()) : std::string()}});
+    }
   llvm::json::Object root{{"model", utf8(options.modelName)},
                           {"target", options.target},
                           {"arena_bytes", pm.arenaBytes},
                           {"weights_bytes", (int64_t)pm.weights.size()},
                           {"fixed_inputs", std::move(fixed)},
+                          {"fallbacks", std::move(fallbacks)},
                           {"kernels", std::move(kernels)},
                           {"views", std::move(views)}};
   std::string text;

@@ -2,6 +2,7 @@
 //
 // Builds `tract.kernel`s: a conv/matmul with the elementwise chain that
 // follows it (its epilogue), or a chain of elementwise ops alone (a map).
+// Ops marked tract.keep_plain (an optimisation failed on them) stay out.
 // The ops are moved into the kernel's body unchanged; one-element constants
 // move with them, and so do single-use transposes feeding the elementwise
 // ops (the kernel reads through the permutation); every other operand
@@ -44,6 +45,8 @@ bool isOneElementConstant(Value v) {
 // a fusable elementwise op of the same type that no earlier chain took (an
 // add of two convs joins the first conv's chain only).
 SmallVector<Operation *> chainFrom(Operation &op, const llvm::SmallPtrSetImpl<Operation *> &claimed) {
+  if (keepsPlainForm(&op))
+    return {};
   bool anchor = isa<ConvOp, MatMulOp>(op) && isFloat(op.getResult(0).getType());
   if (!anchor && !fusable(&op, op.getNumResults() ? op.getResult(0).getType() : Type()))
     return {};
@@ -51,7 +54,8 @@ SmallVector<Operation *> chainFrom(Operation &op, const llvm::SmallPtrSetImpl<Op
   Value v = op.getResult(0);
   while (v.hasOneUse()) {
     Operation *user = *v.getUsers().begin();
-    if (user->getBlock() != op.getBlock() || claimed.contains(user) || !fusable(user, v.getType()))
+    if (user->getBlock() != op.getBlock() || claimed.contains(user) || keepsPlainForm(user) ||
+        !fusable(user, v.getType()))
       break;
     chain.push_back(user);
     v = user->getResult(0);

@@ -6,6 +6,8 @@ run_ort(ort, model, feeds)  runs MODEL on {name: ndarray} in ORT (node ort_refer
                             its outputs as ndarrays, in the model's output order.
 run_ort_batch(ort, jobs)    the same for [(model, feeds, optimize)] in one node process; each
                             result is a list of outputs or an OracleError.
+time_ort(ort, model, feeds, threads, repeat)
+                            ORT's median time in ms (all graph optimisations on), for bench/.
 compare(got, want)          None when `got` matches `want`, else a one-line reason: floats within
                             `rtol` of the reference's scale (its largest magnitude, at least
                             `min_scale`, 1e-6 by default),
@@ -100,6 +102,19 @@ def run_ort(ort, model, feeds, timeout=300, optimize=False):
         if isinstance(outs, OracleError):
             raise outs
         return outs
+
+
+def time_ort(ort, model, feeds, threads=1, repeat=20, timeout=1800):
+    """Median ms of `repeat` runs of MODEL in ORT with all graph optimisations, on `threads`."""
+    with tempfile.TemporaryDirectory(prefix="ort-") as tmp:
+        spec = os.path.join(tmp, "spec.json")
+        job = _job(model, feeds, True, tmp)
+        job.update(threads=threads, repeat=repeat)
+        with open(spec, "w") as f:
+            json.dump(job, f)
+        _node(ort, spec, timeout)
+        with open(os.path.join(tmp, "timing.json")) as f:
+            return float(json.load(f)["median_ms"])
 
 
 def run_ort_batch(ort, jobs, timeout=1800):

@@ -5,7 +5,9 @@
 //   node ort_reference.js ORT_MODULE_DIR SPEC.json
 //
 // SPEC.json: {"model": PATH, "inputs": [{"name", "dtype", "shape", "path"}],
-//             "outdir": DIR, "optimize": BOOL}
+//             "outdir": DIR, "optimize": BOOL, "threads": N, "repeat": N}
+// (threads: intra-op threads, 1 by default; repeat: also time that many runs,
+// written to OUTDIR/timing.json as {"median_ms"}).
 // or {"jobs": [SPEC, ...]}: several models in one process (the graph fuzzer runs
 // hundreds; starting node for each costs more than running them). A job that
 // fails writes OUTDIR/error.txt and the others go on.
@@ -37,7 +39,7 @@ function tensorOf(input) {
 
 async function runJob(spec) {
   const session = await ort.InferenceSession.create(spec.model, {
-    intraOpNumThreads: 1,
+    intraOpNumThreads: spec.threads || 1,
     interOpNumThreads: 1,
     executionMode: 'sequential',
     graphOptimizationLevel: spec.optimize ? 'all' : 'disabled',
@@ -45,6 +47,20 @@ async function runJob(spec) {
   const feeds = {};
   for (const input of spec.inputs) feeds[input.name] = tensorOf(input);
   const results = await session.run(feeds);
+  if (spec.repeat) {
+    // Timing (bench/run_zoo_bench.py): 5 warm-up runs, then the median of
+    // `repeat` awaited runs.
+    for (let i = 0; i < 5; ++i) await session.run(feeds);
+    const times = [];
+    for (let i = 0; i < spec.repeat; ++i) {
+      const t0 = process.hrtime.bigint();
+      await session.run(feeds);
+      times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    }
+    times.sort((a, b) => a - b);
+    fs.writeFileSync(path.join(spec.outdir, 'timing.json'),
+                     JSON.stringify({median_ms: times[Math.floor(times.length / 2)]}));
+  }
   const described = [];
   session.outputNames.forEach((name, k) => {
     const t = results[name];

@@ -103,16 +103,37 @@ def draw_inputs(model):
     return feeds
 
 
-def check_one(model, args, model_path, work):
-    feeds = draw_inputs(model)
-    fixed = {k: np.array(v, dtype=t).reshape(() if len(v) == 1 else (len(v),))
-             for k, (t, v) in model.values.items()}
-    argv = [args.tractc, model_path, "-o", os.path.join(work, "model.cpp"), "--main",
+def fixed_values(model):
+    """The --input-value inputs as arrays, for ONNX Runtime."""
+    return {k: np.array(v, dtype=t).reshape(() if len(v) == 1 else (len(v),))
+            for k, (t, v) in model.values.items()}
+
+
+def tractc_argv(tractc, model, model_path, feeds, work):
+    """tractc --main --report into WORK, shapes pinned from the inputs, fixed values given."""
+    argv = [tractc, model_path, "-o", os.path.join(work, "model.cpp"), "--main",
             "--name", "model", "--report", os.path.join(work, "report.json")]
     for name, x in feeds.items():
         argv += ["--input-shape", f"{name}=" + ",".join(str(d) for d in x.shape)]
     for name, (_, vs) in model.values.items():
         argv += ["--input-value", f"{name}=" + ",".join(str(v) for v in vs)]
+    return argv
+
+
+def save_inputs(feeds, work):
+    """The inputs as WORK/input_K.npy, in model order; returns the paths."""
+    paths = []
+    for k, x in enumerate(feeds.values()):
+        p = os.path.join(work, f"input_{k}.npy")
+        np.save(p, x)
+        paths.append(p)
+    return paths
+
+
+def check_one(model, args, model_path, work):
+    feeds = draw_inputs(model)
+    fixed = fixed_values(model)
+    argv = tractc_argv(args.tractc, model, model_path, feeds, work)
     t0 = time.time()
     r = run(argv)
     t_compile = time.time() - t0
@@ -135,11 +156,7 @@ def check_one(model, args, model_path, work):
     t_build = time.time() - t0
     if r.returncode != 0:
         raise Failure(f"build failed: {tail(r.stderr)}")
-    in_paths = []
-    for k, (name, x) in enumerate(feeds.items()):
-        p = os.path.join(work, f"input_{k}.npy")
-        np.save(p, x)
-        in_paths.append(p)
+    in_paths = save_inputs(feeds, work)
     outdir = os.path.join(work, "out")
     shutil.rmtree(outdir, ignore_errors=True)
     os.makedirs(outdir)

@@ -8,6 +8,7 @@ Runner(...).check(cases) -> [Outcome]. Per case the worst of its two variants:
   mismatch      an output differs from ORT's (shape, dtype or values)
   crash         tractc died on a signal or a sanitizer report, or the model's program did
   rejected      tractc refused the valid model with exit 1
+  fallback      tractc compiled it only by keeping nodes plain after an optimisation failed
   build-error   the generated C++ did not compile
   oracle-error  ORT refused the graph: the generator's fault, not tractc's
 Tolerance: floats within max(rtol, 4 x ORT's own spread) of the output's scale (its largest
@@ -35,9 +36,10 @@ VARIANTS = {"opt": [], "plain": ["--no-optimize"]}
 # one after another by the driver): the kernels' splits and per-task scratch are checked too.
 THREADS = 3
 MIN_SCALE = 1e-2
-FAILURES = ("crash", "rejected", "build-error", "mismatch")
+FAILURES = ("crash", "rejected", "fallback", "build-error", "mismatch")
 # Worst first: a case's outcome is the worst of its variants'.
-SEVERITY = ["crash", "rejected", "build-error", "mismatch", "oracle-error", "unsupported", "ok"]
+SEVERITY = ["crash", "rejected", "fallback", "build-error", "mismatch", "oracle-error",
+            "unsupported", "ok"]
 DTYPES = {1: np.float32, 2: np.uint8, 3: np.int8, 4: np.uint16, 5: np.int16, 6: np.int32,
           7: np.int64, 9: np.bool_, 11: np.float64, 12: np.uint32, 13: np.uint64}
 
@@ -156,6 +158,12 @@ class Runner:
             return Outcome("unsupported", _tail(r.stderr, 1), variant)
         if r.returncode == 1:
             return Outcome("rejected", _tail(r.stderr, 2), variant)
+        if "tractc: warning:" in r.stderr and ("an optimisation failed" in r.stderr
+                                               or "is skipped" in r.stderr
+                                               or "are skipped" in r.stderr):
+            # It compiled, but only because tractc fell back (tools/tractc/Fallback.h): the
+            # optimisation that failed is the finding.
+            return Outcome("fallback", _tail(r.stderr, 2), variant)
         return None
 
     def _build(self, root, dirs, indexed_group):

@@ -13,6 +13,7 @@
 #include "compiler/Import/Importer.h"
 #include "compiler/Import/OnnxModel.h"
 #include "compiler/Pipelines.h"
+#include "tools/tractc/Fallback.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
@@ -76,6 +77,11 @@ cl::opt<bool> noOptimize("no-optimize",
 cl::opt<bool> listOps("list-ops",
                       cl::desc("Print the supported ONNX ops as a Markdown table and exit"),
                       cl::cat(category));
+// Testing only: make kernel choice fail on one ONNX node, to check that the
+// model still compiles with that node in its plain form (Fallback.h).
+cl::opt<std::string> injectFailure("inject-failure", cl::Hidden,
+                                   cl::desc("Testing: fail kernel choice on this ONNX node"),
+                                   cl::value_desc("NODE"), cl::cat(category));
 cl::opt<std::string> reportPath("report", cl::desc("Write a JSON description of the kernels"),
                                 cl::value_desc("FILE.json"), cl::cat(category));
 
@@ -278,36 +284,6 @@ int main(int argc, char **argv) {
   if (emitStage == "import")
     return printIR(module);
 
-  PassManager pm(&context);
-  pm.enableVerifier(true);
-  if (!noOptimize)
-    mlir::tract::buildOptimizePipeline(pm);
-  if (!noOptimize && emitStage != "optimize")
-    mlir::tract::buildFusePipeline(pm);
-  if (emitStage != "optimize" && emitStage != "fuse") {
-    if (gpu)
-      mlir::tract::buildGpuCodegenPipeline(pm);
-    else
-      mlir::tract::buildCodegenPipeline(pm);
-  }
-  if (failed(pm.run(module)))
-    return 1;
-  if (emitStage == "glsl" || emitStage == "spirv-asm") {
-    mlir::tract::GlslOptions glslOptions{fp16Gemm};
-    FailureOr<std::string> text = emitStage == "glsl"
-                                      ? mlir::tract::emitGlsl(module, glslOptions)
-                                      : mlir::tract::emitSpirvAsm(module, glslOptions);
-    if (failed(text) || sawError)
-      return unsupportedOnGpu ? 2 : 1;
-    if (outputPath.empty() || outputPath == "-") {
-      llvm::outs() << *text;
-      return 0;
-    }
-    return commitFiles({{outputPath, *text}}) ? 0 : 1;
-  }
-  if (emitStage != "cpp")
-    return printIR(module);
-
   mlir::tract::EmitOptions emitOptions;
   std::string stem = llvm::sys::path::stem(outputPath).str();
   emitOptions.prefix = mlir::tract::cIdentifier(prefix.empty() ? stem : prefix.getValue());
@@ -318,10 +294,66 @@ int main(int argc, char **argv) {
   emitOptions.withMain = withMain;
   emitOptions.fp16Gemm = fp16Gemm;
   mlir::tract::EmittedCpp emitted;
-  if (failed(gpu ? mlir::tract::emitSpirvCpp(module, emitOptions, emitted)
-                 : mlir::tract::emitCpp(module, emitOptions, emitted)) ||
-      sawError)
+  std::string shaderText;
+  bool shaders = emitStage == "glsl" || emitStage == "spirv-asm";
+  // One attempt: the pipelines, then the emitter, on a copy of the imported
+  // module (Fallback.h retries without what failed).
+  auto attempt = [&](ModuleOp m, tractc::AttemptConfig config) -> LogicalResult {
+    PassManager pm(&context);
+    pm.enableVerifier(true);
+    if (config.declutter)
+      mlir::tract::buildOptimizePipeline(pm);
+    if (config.fuse && emitStage != "optimize")
+      mlir::tract::buildFusePipeline(pm);
+    if (emitStage != "optimize" && emitStage != "fuse") {
+      if (gpu)
+        mlir::tract::buildGpuCodegenPipeline(pm);
+      else
+        mlir::tract::buildCodegenPipeline(pm, injectFailure);
+    }
+    if (failed(pm.run(m)))
+      return failure();
+    if (shaders) {
+      mlir::tract::GlslOptions glslOptions{fp16Gemm};
+      FailureOr<std::string> text = emitStage == "glsl"
+                                        ? mlir::tract::emitGlsl(m, glslOptions)
+                                        : mlir::tract::emitSpirvAsm(m, glslOptions);
+      if (failed(text))
+        return failure();
+      shaderText = *text;
+      return success();
+    }
+    if (emitStage != "cpp")
+      return success();
+    emitted = mlir::tract::EmittedCpp();
+    return gpu ? mlir::tract::emitSpirvCpp(m, emitOptions, emitted)
+               : mlir::tract::emitCpp(m, emitOptions, emitted);
+  };
+  std::vector<tractc::PlainNodes> fallbacks;
+  FailureOr<OwningOpRef<ModuleOp>> compiled =
+      tractc::compileWithFallback(module, !noOptimize, attempt, fallbacks);
+  if (failed(compiled) || sawError)
     return unsupportedOnGpu ? 2 : 1;
+  for (const tractc::PlainNodes &f : fallbacks) {
+    std::string which = f.nodes.empty() ? std::string("") : "node '" + f.nodes[0] + "'";
+    for (size_t i = 1; i < f.nodes.size(); ++i)
+      which += ", '" + f.nodes[i] + "'";
+    llvm::errs() << "tractc: warning: " << modelName << ": "
+                 << (f.nodes.empty() ? "" : which + ": an optimisation failed, kept in plain "
+                                                    "form (see --report): ")
+                 << f.reason << "\n";
+  }
+  module = **compiled;
+  if (shaders) {
+    if (outputPath.empty() || outputPath == "-") {
+      llvm::outs() << shaderText;
+      return 0;
+    }
+    return commitFiles({{outputPath, shaderText}}) ? 0 : 1;
+  }
+  if (emitStage != "cpp")
+    return printIR(module);
+
   llvm::SmallString<256> headerPath(outputPath.getValue());
   llvm::sys::path::replace_extension(headerPath, ".h");
   if (headerPath == outputPath || (!reportPath.empty() && (reportPath == outputPath ||

@@ -30,6 +30,12 @@ bool isElementwise(Operation *op);
 /// attributes (stride x dim, (kernel - 1) x dilation, sums of pads) stays
 /// below 2^62.
 inline constexpr int64_t kMaxWindowValue = int64_t(1) << 24;
+
+/// On an op an optimisation failed on (tractc retries without it): fusion
+/// leaves the op out of kernels and kernel choice leaves it on its reference
+/// kernel. The value says why, for --report.
+inline constexpr llvm::StringLiteral kKeepPlainAttr = "tract.keep_plain";
+inline bool keepsPlainForm(Operation *op) { return op->hasAttr(kKeepPlainAttr); }
 } // namespace mlir::tract
 
 #endif // TRACT_IR_TRACTOPS_H
