@@ -132,6 +132,30 @@ std::optional<HostTensor> castOp(CastOp op, const HostTensor *in) {
   return out;
 }
 
+// A reduction over `axes` (torchvision's detection transforms reduce
+// constant image sizes with ReduceMax before their size arithmetic).
+template <typename Reducer>
+std::optional<HostTensor> reduceOp(Operation *op, const HostTensor *in) {
+  SmallVector<int64_t> shape = shapeOf(op->getOperand(0));
+  if (shape.size() > (size_t)rt::kMaxRank)
+    return std::nullopt;
+  uint32_t mask = 0;
+  for (int64_t axis : op->getAttrOfType<DenseI64ArrayAttr>("axes").asArrayRef())
+    mask |= 1u << axis;
+  HostTensor out = emptyLike(cast<RankedTensorType>(op->getResult(0).getType()));
+  bool ok = false;
+  dispatch(in->dataType, [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (!std::is_same_v<T, bool>) {
+      rt::reduce<Reducer>(data<T>(in), shape.data(), (int)shape.size(), mask, data<T>(out));
+      ok = true;
+    }
+  });
+  if (!ok)
+    return std::nullopt;
+  return out;
+}
+
 // Data movement works on bytes: dispatch on the element size only.
 template <typename F>
 bool dispatchSize(int32_t dtype, F &&f) {
@@ -173,6 +197,11 @@ std::optional<HostTensor> evaluate(Operation *op, ArrayRef<const HostTensor *> i
         return out;
       })
       .Case([&](CastOp c) { return castOp(c, in[0]); })
+      .Case([&](ReduceSumOp) { return reduceOp<rt::op::ReduceSum>(op, in[0]); })
+      .Case([&](ReduceMeanOp) { return reduceOp<rt::op::ReduceMean>(op, in[0]); })
+      .Case([&](ReduceMaxOp) { return reduceOp<rt::op::ReduceMax>(op, in[0]); })
+      .Case([&](ReduceMinOp) { return reduceOp<rt::op::ReduceMin>(op, in[0]); })
+      .Case([&](ReduceProdOp) { return reduceOp<rt::op::ReduceProd>(op, in[0]); })
       .Case([&](ReshapeOp) -> R {
         HostTensor out = *in[0];
         out.dims.assign(resultType.getShape().begin(), resultType.getShape().end());

@@ -140,6 +140,55 @@ def narrow_head(name, width=256):
     return build
 
 
+class Detections(nn.Module):
+    """A torchvision detector on one image ([3, H, W]): boxes, scores, labels (their count is
+    data-dependent: tractc bounds it by the detector's detections_per_img)."""
+
+    def __init__(self, m):
+        super().__init__()
+        self.m = m
+
+    def forward(self, image):
+        r = self.m([image])[0]
+        return r["boxes"], r["scores"], r["labels"]
+
+
+def ssdlite():
+    m = torchvision.models.detection.ssdlite320_mobilenet_v3_large(
+        weights=None, weights_backbone=None, num_classes=5)
+    # BatchNorm statistics from data: backbone and head in train mode on noise (the detector
+    # itself wants targets in train mode).
+    for b in m.modules():
+        if isinstance(b, nn.modules.batchnorm._BatchNorm):
+            b.reset_running_stats()
+            b.momentum = None
+    m.train()
+    with torch.no_grad():
+        for _ in range(3):
+            feats = m.backbone(torch.rand(2, 3, 320, 320))
+            m.head(list(feats.values()))
+    m.eval()
+    # The class logits' last 1x1 convs re-drawn: torchvision's init leaves every score at
+    # 1/classes (all ties); these spread them over (0.5, 0.9).
+    with torch.no_grad():
+        for mod in m.head.classification_head.modules():
+            if isinstance(mod, nn.Conv2d) and mod.kernel_size == (1, 1) and \
+                    mod.out_channels % 5 == 0:
+                mod.weight.normal_(0, 0.01)
+    return Detections(m)
+
+
+class LastFlow(nn.Module):
+    """RAFT's last flow estimate (it returns one per update), after 4 updates."""
+
+    def __init__(self, m):
+        super().__init__()
+        self.m = m
+
+    def forward(self, image1, image2):
+        return self.m(image1, image2, num_flow_updates=4)[-1]
+
+
 BUILDERS = {
     "alexnet": narrow_head("alexnet"),
     "vgg11_bn": narrow_head("vgg11_bn"),
@@ -168,6 +217,8 @@ BUILDERS = {
             weights=None, weights_backbone=None, num_classes=4, aux_loss=False)),
     "mc3_18": lambda: torchvision.models.video.mc3_18(weights=None),
     "r2plus1d_18": lambda: torchvision.models.video.r2plus1d_18(weights=None),
+    "ssdlite320_mobilenet_v3_large": ssdlite,
+    "raft_small": lambda: LastFlow(torchvision.models.optical_flow.raft_small(weights=None)),
     "gru_stack": GruStack,
     "lstm_bidirectional": LstmBidirectional,
     "transformer_encoder": Encoder,
@@ -175,7 +226,8 @@ BUILDERS = {
     "text_classifier": TextClassifier,
 }
 OPSET = {"swin_small_cfg": 14, "transformer_encoder": 14, "transformer_decoder": 14,
-         "text_classifier": 14, "vit_small": 14, "convnext_small_cfg": 14}
+         "text_classifier": 14, "vit_small": 14, "convnext_small_cfg": 14,
+         "raft_small": 16}  # GridSample
 
 
 class FirstOutput(nn.Module):
@@ -195,6 +247,8 @@ def example_inputs(entry):
     for i in entry.inputs:
         if i.dist == "tokens":
             xs.append(torch.randint(0, int(i.scale), i.shape, generator=gen, dtype=torch.int64))
+        elif i.dist == "uniform01":
+            xs.append(torch.rand(i.shape, generator=gen))
         else:
             xs.append(torch.randn(i.shape, generator=gen))
     return xs
@@ -207,8 +261,9 @@ def export(name, outdir):
     if name.startswith(("lraspp", "deeplab")):
         model = FirstOutput(model)
     xs = example_inputs(entry)
-    redraw_zeros(model)
-    calibrate_bn(model, xs)
+    if not isinstance(model, Detections):  # (a detector calibrates itself: ssdlite())
+        redraw_zeros(model)
+        calibrate_bn(model, xs)
     model.eval()
     d = os.path.join(outdir, name)
     os.makedirs(d, exist_ok=True)
@@ -216,7 +271,8 @@ def export(name, outdir):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         torch.onnx.export(model, tuple(xs), path + ".tmp", opset_version=OPSET.get(name, 13),
-                          input_names=[i.name for i in entry.inputs])
+                          input_names=[i.name for i in entry.inputs],
+                          output_names=entry.output_names or None)
     os.replace(path + ".tmp", path)
 
 

@@ -13,7 +13,8 @@ class Input:
     name: str
     dtype: str
     shape: list
-    # "normal" (N(0, 1) times scale), "uniform" ([-scale, scale]), "zeros",
+    # "normal" (N(0, 1) times scale), "uniform" ([-scale, scale]), "uniform01" ([0, 1): an
+    # image as detectors take it), "zeros",
     # "tokens" (integers in [0, scale)) or "text_image" (lines of dark strokes on white,
     # normalised like ImageNet images: what an OCR model is for).
     dist: str = "normal"
@@ -29,6 +30,10 @@ class ZooModel:
     rtol: float = 1e-4
     # Shipped by a third party (not exported here).
     third_party: bool = False
+    # Outputs whose first dim is data-dependent (detections after NMS): tractc returns the
+    # static bound, ORT the count; the first `count` rows are compared.
+    bounded_outputs: bool = False
+    output_names: list = field(default_factory=list)
 
 
 def npm(package, path):
@@ -103,6 +108,16 @@ TORCH = [
     # Video (3-D convs; R(2+1)D's factored ones).
     ZooModel("mc3_18", torch_export("mc3_18"), image([1, 3, 4, 32, 32])),
     ZooModel("r2plus1d_18", torch_export("r2plus1d_18"), image([1, 3, 4, 32, 32])),
+    # Detection: NMS outputs bounded at detections_per_img (300).
+    ZooModel("ssdlite320_mobilenet_v3_large", torch_export("ssdlite320_mobilenet_v3_large"),
+             [Input("image", "float32", [3, 320, 320], "uniform01")], bounded_outputs=True,
+             output_names=["boxes", "scores", "labels"]),
+    # Optical flow: RAFT small (GridSample lookups in a correlation pyramid), 4 updates. At
+    # 128 x 128 its coarsest level is 2 x 2; at 64 x 64 it would be 1 x 1, where RAFT's
+    # coordinate normalisation divides by zero and torch, ORT and tractc each do something else.
+    ZooModel("raft_small", torch_export("raft_small"),
+             [Input("image1", "float32", [1, 3, 128, 128], "uniform"),
+              Input("image2", "float32", [1, 3, 128, 128], "uniform")]),
     # torch.nn recurrent and attention modules.
     ZooModel("gru_stack", torch_export("gru_stack"), [Input("input", "float32", [1, 10, 32])]),
     ZooModel("lstm_bidirectional", torch_export("lstm_bidirectional"),
