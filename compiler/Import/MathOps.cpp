@@ -186,11 +186,19 @@ LogicalResult convertIsNaN(NodeContext &c) {
 }
 
 // Clip: bounds are attributes before opset 11, optional inputs after. A
-// non-constant bound becomes max/min ops.
+// non-constant bound becomes max/min ops. An omitted bound is the type's
+// lowest / largest finite value, as ONNX says (and ONNX Runtime does): an
+// infinite input is clipped to it.
 LogicalResult convertClip(NodeContext &c) {
   Type element = c.inputType(0).getElementType();
-  double lo = -std::numeric_limits<double>::infinity();
-  double hi = std::numeric_limits<double>::infinity();
+  double largest = std::numeric_limits<float>::max();
+  if (element.isF64())
+    largest = std::numeric_limits<double>::max();
+  else if (element.isF16())
+    largest = 65504.0;
+  else if (element.isBF16())
+    largest = 3.3895313892515355e38;
+  double lo = -largest, hi = largest;
   if (element.isInteger()) {
     unsigned width = element.getIntOrFloatBitWidth();
     bool isUnsigned = element.isUnsignedInteger();

@@ -219,9 +219,12 @@ def select(b):
     if b.chance(0.3):
         cond = b.op1("Not", [cond], exact=True, live=False)
     y = b.pick(lambda t: t.is_float and _broadcasts(t.shape, x.shape)) or x
-    other = b.const(np.array(b.choice([0.0, -1e4, 1.0]), dtype=F32), "fill")
+    # Fills of magnitude 1: a -1e4 fill (a mask) is for Softmax, which the attention idiom
+    # builds itself; through a normalisation it makes rows whose float32 variance ORT gets
+    # wrong (an InstanceNormalization over a row of -1e4s was 7e-3 off in ORT, 3e-7 here).
+    other = b.const(np.array(b.choice([0.0, -1.0, 1.0]), dtype=F32), "fill")
     args = [cond, y, other] if b.chance(0.5) else [cond, other, y]
-    b.op1("Where", args, exact=y.exact, mag=max(y.mag, 1e4 if other.mag > 1 else 1))
+    b.op1("Where", args, exact=y.exact, mag=max(y.mag, 1.0))
 
 
 @idiom(weight=1)

@@ -257,11 +257,11 @@ def resize(b):
             ctm = "asymmetric"
     attrs["coordinate_transformation_mode"] = ctm
     roi = b.const(np.array([], dtype=F32), "roi") if b.opset < 13 or b.chance(0.5) else ""
-    # align_corners divides by the output length less one: ONNX's reference takes it as
-    # scale x length unrounded, ORT (and torch) as the output's size. Scales that give a whole
-    # size keep the two in agreement.
+    # align_corners and pytorch_half_pixel depend on the output length: ONNX's reference takes
+    # it as scale x length unrounded, ORT (and torch) as the output's size. Scales that give a
+    # whole size keep the two in agreement.
     whole = float(h * factor).is_integer() and float(w * factor).is_integer()
-    if b.chance(0.5) and (whole or ctm != "align_corners"):
+    if b.chance(0.5) and (whole or ctm not in ("align_corners", "pytorch_half_pixel")):
         b.op1("Resize", [x, roi, b.const(scales, "scales")], exact=exact, mag=x.mag, **attrs)
     else:
         sizes = b.ints([n, c, max(1, int(h * factor)), max(1, int(w * factor))], "sizes")
