@@ -125,7 +125,7 @@ if [ "$quick" = 0 ]; then
   add_closing "$log/zoo-san"
   stage "the graph fuzzer's graphs through the ASan + UBSan tractc (compile only)"
   /usr/bin/python3 tools/graph-fuzz/graph_fuzz.py --compile-only --tractc build-fuzz/bin/tractc \
-    --seed 1 --count 200 --workdir build/graph-fuzz-san | tee "$log/gfuzz-san"
+    --seed 1 --count 600 --workdir build/graph-fuzz-san | tee "$log/gfuzz-san"
   add_closing "$log/gfuzz-san"
   # (the hostile-model corpus runs in lit: test/Hostile/hostile.test)
 else
