@@ -231,6 +231,12 @@ def reduce(b):
                                                replace=False))
     axes = [b.axis(a, x.rank) for a in axes]
     keep = int(b.chance(0.5))
+    n_reduced = int(np.prod([x.shape[a] for a in axes]))
+    if op == "ReduceProd" and n_reduced > 256:
+        # A float32 product of thousands of factors near 1 carries ~n x 6e-8 of rounding, in
+        # any order (the long run's seed 321191: 6,864 factors, tractc 1.7e-4 and ORT 5.7e-5
+        # from float64): past any fair tolerance.
+        op = "ReduceSum"
     if op == "ReduceProd":
         x = b.op1("Sigmoid", [x], live=False)
         x = b.op1("Add", [x, b.const(np.array(0.5, F32), "s")], live=False)
