@@ -145,8 +145,8 @@ def main():
         print(f"{model.name:24s} tractc {a:9.3f} ms  ORT {b:9.3f} ms  ORT/tractc {paired:5.2f}"
               f"  {note}", file=sys.stderr, flush=True)
 
-    print(f"| model | tractc ms | ORT ms | ORT/tractc (paired) | where tractc's time goes, "
-          f"when slower |")
+    print("| model | tractc ms | ORT ms | ORT/tractc (paired) | where tractc's time goes, "
+          "when slower |")
     print("|---|---|---|---|---|")
     for name, a, b, paired, note in rows:
         if a is None:

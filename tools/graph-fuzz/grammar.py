@@ -15,7 +15,6 @@ Each tensor carries two facts the idioms use to stay valid and well-conditioned:
   mag    a rough bound of its magnitude; Exp, Pow and divisions bound their operands first.
 """
 import numpy as np
-import onnx
 from onnx import helper, mapping, numpy_helper, shape_inference
 
 

@@ -2,7 +2,7 @@
 comparisons and selects, casts, and the decomposed norms and GELUs torch emits."""
 import numpy as np
 
-from idioms_registry import Skip, idiom, need
+from idioms_registry import idiom, need
 
 F32 = np.float32
 # Normalisations divide by sqrt(variance + eps), and a row can be constant (a nearest Resize, an

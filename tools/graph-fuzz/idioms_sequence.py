@@ -4,7 +4,7 @@ with broadcasting, Einsum, and LSTM / GRU layers."""
 import numpy as np
 
 from idioms_math import activation, scalar
-from idioms_registry import Skip, idiom, need
+from idioms_registry import idiom, need
 from idioms_tensor import unsqueeze
 
 F32 = np.float32
