@@ -2,8 +2,9 @@
 //
 // NonZero, Compress and Unique produce as many elements as the data asks
 // for. The static size is the one the model declares when it does (exact),
-// otherwise the upper bound; slots past the run-time count are padded (-1
-// for indices, zeros for values). Never a heap allocation.
+// otherwise the upper bound; slots past the run-time count are padded
+// (rt::kPaddingIndex for indices: a Gather through it reads zeros, a Scatter
+// writes nothing; zeros for values). Never a heap allocation.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Import/NodeContext.h"

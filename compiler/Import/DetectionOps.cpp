@@ -2,7 +2,8 @@
 //
 // GridSample, RoiAlign, NonMaxSuppression, MaxUnpool. NonMaxSuppression has a
 // data-dependent row count: the static row count is the one the model
-// declares, else the largest possible; unused rows hold -1.
+// declares, else the largest possible; unused rows hold rt::kPaddingIndex
+// (out of range: gathering boxes through them reads zeros).
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Import/NodeContext.h"

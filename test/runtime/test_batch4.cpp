@@ -105,7 +105,7 @@ void check_nonzero(const std::vector<T> &x, const Shape &shape,
       cols.push_back(unravel(e, shape));
   }
   const int64_t want_count = std::min<int64_t>(int64_t(cols.size()), max_count);
-  std::vector<int64_t> want(size_t(rank * max_count), -1);
+  std::vector<int64_t> want(size_t(rank * max_count), rt::kPaddingIndex);
   for (int64_t k = 0; k < want_count; ++k)
     for (int d = 0; d < rank; ++d)
       want[size_t(d * max_count + k)] = cols[size_t(k)][size_t(d)];
@@ -178,7 +178,7 @@ TEST(Batch4NonZero, Debian) {
               c.count)
         << c.name;
     EXPECT_TRUE(all_equal(y, c.y)) << c.name;
-    // A larger static bound: same prefix, -1 after.
+    // A larger static bound: same prefix, the padding index after.
     const int64_t mc = c.count + 2;
     std::vector<int64_t> y2(size_t(rank * mc));
     EXPECT_EQ(rt::nonzero(x.get(), c.x_shape.data(), rank, y2.data(), mc),
@@ -186,7 +186,7 @@ TEST(Batch4NonZero, Debian) {
     for (int d = 0; d < rank; ++d)
       for (int64_t k = 0; k < mc; ++k)
         EXPECT_EQ(y2[size_t(d * mc + k)],
-                  k < c.count ? c.y[size_t(d * c.count + k)] : -1);
+                  k < c.count ? c.y[size_t(d * c.count + k)] : rt::kPaddingIndex);
   }
 }
 
@@ -303,7 +303,8 @@ void check_unique(const std::vector<T> &x, int64_t outer, int64_t axis_len,
   const Arr<T> xa(x);
   const int64_t count = std::min(w.count, max_u);
   std::vector<T> want_y(size_t(outer * max_u * inner), T());
-  std::vector<int64_t> want_idx(size_t(max_u), -1), want_cnt(size_t(max_u), 0);
+  std::vector<int64_t> want_idx(size_t(max_u), rt::kPaddingIndex),
+      want_cnt(size_t(max_u), 0);
   for (int64_t k = 0; k < count; ++k) {
     want_idx[size_t(k)] = w.first[size_t(k)];
     want_cnt[size_t(k)] = w.counts[size_t(k)];
@@ -385,7 +386,7 @@ TEST(Batch4Unique, Degenerate) {
   float y[2] = {9.f, 9.f};
   // Empty axis: nothing unique.
   EXPECT_EQ(rt::unique(y, 1, 0, 1, true, y, idx, inv, cnt, 2), 0);
-  EXPECT_EQ(idx[0], -1);
+  EXPECT_EQ(idx[0], rt::kPaddingIndex);
   EXPECT_EQ(cnt[1], 0);
   EXPECT_EQ(y[0], 0.f);
   // Empty slices (inner 0) are all equal.
@@ -393,7 +394,7 @@ TEST(Batch4Unique, Degenerate) {
   EXPECT_EQ(rt::unique(x, 1, 3, 0, false, y, idx, inv, cnt, 2), 1);
   EXPECT_TRUE(all_equal(std::vector<int64_t>(inv, inv + 3), {0, 0, 0}));
   EXPECT_EQ(cnt[0], 3);
-  EXPECT_EQ(idx[1], -1);
+  EXPECT_EQ(idx[1], rt::kPaddingIndex);
   // Truncated bound: inverse keeps ONNX's values.
   const float z[3] = {3.f, 1.f, 2.f};
   EXPECT_EQ(rt::unique(z, 1, 3, 1, true, y, idx, inv, cnt, 1), 1);

@@ -6,14 +6,15 @@
 using namespace tract_test;
 namespace rt = tract::rt;
 
-TEST(Gather, NegativeWrapAndClamp) {
+TEST(Gather, NegativeWrapAndOutOfRangeZero) {
   for (int64_t inner : {int64_t(1), int64_t(3), int64_t(8), int64_t(17)})
     for (int64_t axis : {int64_t(1), int64_t(5)}) {
       const int64_t outer = 3;
       const auto x = random_vec<float>(size_t(outer * axis * inner),
                                        uint64_t(inner * 7 + axis));
       const std::vector<int64_t> idx = {0, axis - 1,  -1,      -axis,
-                                        2, -axis - 3, axis + 4};
+                                        2, -axis - 3, axis + 4,
+                                        rt::kPaddingIndex};
       const int64_t ni = int64_t(idx.size());
       std::vector<float> y(size_t(outer * ni * inner));
       rt::gather(x.data(), idx.data(), y.data(), outer, axis, inner, ni);
@@ -22,16 +23,19 @@ TEST(Gather, NegativeWrapAndClamp) {
           int64_t k = idx[size_t(j)];
           if (k < 0)
             k += axis;
-          k = std::min(std::max(k, int64_t(0)), axis - 1);
+          const bool in_range = k >= 0 && k < axis;
           for (int64_t i = 0; i < inner; ++i)
             ASSERT_EQ(y[size_t((o * ni + j) * inner + i)],
-                      x[size_t((o * axis + k) * inner + i)]);
+                      in_range ? x[size_t((o * axis + k) * inner + i)] : 0.f);
         }
       // 32-bit indices too.
-      const std::vector<int32_t> idx32 = {-1, 0};
-      std::vector<float> y2(size_t(outer * 2 * inner));
-      rt::gather(x.data(), idx32.data(), y2.data(), outer, axis, inner, 2);
+      // 32-bit indices too (the padding index cast to int32 stays out of range).
+      const std::vector<int32_t> idx32 = {-1, 0,
+                                          static_cast<int32_t>(rt::kPaddingIndex)};
+      std::vector<float> y2(size_t(outer * 3 * inner));
+      rt::gather(x.data(), idx32.data(), y2.data(), outer, axis, inner, 3);
       ASSERT_EQ(y2[0], x[size_t((axis - 1) * inner)]);
+      ASSERT_EQ(y2[size_t(2 * inner)], 0.f);
     }
   // Empty axis: filled with T() instead of reading anything.
   const int64_t idx = 0;

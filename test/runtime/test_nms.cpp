@@ -100,8 +100,8 @@ template <class T> void check_random(const NmsP &p, uint64_t seed) {
     scores.push_back(T(double(r.range(0, 8)) / 8.0)); // many ties
   const auto want = naive(p, boxes, scores);
   const int64_t n = int64_t(want.size()) / 3;
-  // Exactly enough rows, more rows (filled with -1), and too few rows (a
-  // prefix of the result).
+  // Exactly enough rows, more rows (filled with the padding index), and too
+  // few rows (a prefix of the result).
   for (int64_t max_rows : {n, n + 3, n / 2}) {
     std::vector<int64_t> sel(size_t(3 * max_rows) + 1, 12345);
     const int64_t got = rt::non_max_suppression(
@@ -112,7 +112,7 @@ template <class T> void check_random(const NmsP &p, uint64_t seed) {
     const int64_t m = std::min(n, max_rows);
     ASSERT_EQ(got, m) << "spatial=" << p.spatial << " max_rows=" << max_rows;
     std::vector<int64_t> w(want.begin(), want.begin() + 3 * m);
-    w.resize(size_t(3 * max_rows), -1);
+    w.resize(size_t(3 * max_rows), rt::kPaddingIndex);
     ASSERT_TRUE(all_equal(sel, w))
         << "spatial=" << p.spatial << " classes=" << p.classes
         << " iou=" << p.iou << " thr=" << p.has_thr << ":" << p.score_thr
@@ -127,7 +127,7 @@ TEST(Nms, DebianOnnxCases) {
   ASSERT_EQ(cases.size(), 9u);
   for (const auto &c : cases) {
     const int64_t rows = int64_t(c.selected.size()) / 3;
-    // A buffer with two spare rows: the count is exact, spares are -1.
+    // A buffer with two spare rows: the count is exact, spares are padding.
     std::vector<int64_t> sel(size_t(3 * (rows + 2)), 77);
     const int64_t got = rt::non_max_suppression(
         c.boxes.data(), c.scores.data(), sel.data(), rows + 2, c.batches,
@@ -135,7 +135,7 @@ TEST(Nms, DebianOnnxCases) {
         c.score_threshold, c.has_score_threshold, c.center_point_box);
     EXPECT_EQ(got, rows) << c.name;
     std::vector<int64_t> want = c.selected;
-    want.resize(sel.size(), -1);
+    want.resize(sel.size(), rt::kPaddingIndex);
     EXPECT_TRUE(all_equal(sel, want)) << c.name;
   }
 }
@@ -166,13 +166,14 @@ TEST(Nms, DegenerateScoresAndBuffers) {
                                       0.f, false, false);
   EXPECT_EQ(n, 2);
   EXPECT_TRUE(all_equal(std::vector<int64_t>(sel, sel + 9),
-                        {0, 0, 2, 0, 0, 1, -1, -1, -1}));
+                        {0, 0, 2, 0, 0, 1, rt::kPaddingIndex, rt::kPaddingIndex,
+                         rt::kPaddingIndex}));
   // The score threshold is strict.
   n = rt::non_max_suppression(boxes, scores, sel, 3, 1, 1, 3, 10, 0.5f, 0.5f,
                               true, false);
   EXPECT_EQ(n, 0);
   EXPECT_TRUE(all_equal(std::vector<int64_t>(sel, sel + 9),
-                        std::vector<int64_t>(9, -1)));
+                        std::vector<int64_t>(9, rt::kPaddingIndex)));
   // max_rows 0 writes nothing; negative max_per_class selects nothing.
   sel[0] = 42;
   EXPECT_EQ(rt::non_max_suppression(boxes, scores, sel, 0, 1, 1, 3, 10, 0.5f,

@@ -13,10 +13,11 @@ namespace rt = tract::rt;
 
 namespace {
 
-int64_t wrap_clamp(int64_t i, int64_t n) {
+// Wrapped index, or -1 out of range (the tuple then reads zero).
+int64_t wrap(int64_t i, int64_t n) {
   if (i < 0)
     i += n;
-  return std::min(std::max(i, int64_t(0)), n - 1);
+  return i < 0 || i >= n ? -1 : i;
 }
 
 // Naive GatherND.
@@ -38,14 +39,17 @@ std::vector<T> naive_gather_nd(const std::vector<T> &x, const Shape &xs,
     for (size_t d = 0; d + 1 < is.size(); ++d)
       ioff += o[d] * ist[d];
     int64_t xoff = 0;
+    bool out_of_range = false;
     for (int d = 0; d < b; ++d)
       xoff += o[size_t(d)] * xst[size_t(d)];
-    for (int64_t j = 0; j < q; ++j)
-      xoff += wrap_clamp(idx[size_t(ioff + j)], xs[size_t(b + j)]) *
-              xst[size_t(b + j)];
+    for (int64_t j = 0; j < q; ++j) {
+      const int64_t i = wrap(idx[size_t(ioff + j)], xs[size_t(b + j)]);
+      out_of_range = out_of_range || i < 0;
+      xoff += i * xst[size_t(b + j)];
+    }
     for (size_t d = size_t(b + q); d < xs.size(); ++d)
       xoff += o[is.size() - 1 + (d - size_t(b + q))] * xst[d];
-    y[size_t(k)] = x[size_t(xoff)];
+    y[size_t(k)] = out_of_range ? T() : x[size_t(xoff)];
   }
   return y;
 }

@@ -24,7 +24,7 @@ void naive_topk(const std::vector<T> &x, std::vector<T> &v, std::vector<TI> &ix,
                 int64_t outer, int64_t n, int64_t inner, int64_t k,
                 bool largest) {
   v.assign(size_t(outer * k * inner), T());
-  ix.assign(size_t(outer * k * inner), TI(-1));
+  ix.assign(size_t(outer * k * inner), static_cast<TI>(rt::kPaddingIndex));
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t i = 0; i < inner; ++i) {
       std::vector<int64_t> ord(static_cast<size_t>(n));
@@ -129,9 +129,9 @@ TEST(TopK, KBeyondAxisFillsTail) {
   rt::top_k(x, v, ix, 1, 2, 1, 4, true, true);
   EXPECT_EQ(std::vector<float>(v, v + 4), (std::vector<float>{7, 2, 0, 0}));
   EXPECT_EQ(std::vector<int64_t>(ix, ix + 4),
-            (std::vector<int64_t>{1, 0, -1, -1}));
+            (std::vector<int64_t>{1, 0, rt::kPaddingIndex, rt::kPaddingIndex}));
   // Empty axis: only the fill.
   rt::top_k(static_cast<const float *>(nullptr), v, ix, 1, 0, 1, 1, true,
             true);
-  EXPECT_EQ(ix[0], -1);
+  EXPECT_EQ(ix[0], rt::kPaddingIndex);
 }

@@ -153,11 +153,10 @@ class Detections(nn.Module):
         return r["boxes"], r["scores"], r["labels"]
 
 
-def ssdlite():
-    m = torchvision.models.detection.ssdlite320_mobilenet_v3_large(
-        weights=None, weights_backbone=None, num_classes=5)
-    # BatchNorm statistics from data: backbone and head in train mode on noise (the detector
-    # itself wants targets in train mode).
+def calibrate_detector_bn(m, size, head=False):
+    """BatchNorm statistics from data for a detector: its backbone (and with `head`, its head:
+    SSDlite's has BatchNorm) in train mode on noise (the detector itself wants targets in train
+    mode)."""
     for b in m.modules():
         if isinstance(b, nn.modules.batchnorm._BatchNorm):
             b.reset_running_stats()
@@ -165,9 +164,26 @@ def ssdlite():
     m.train()
     with torch.no_grad():
         for _ in range(3):
-            feats = m.backbone(torch.rand(2, 3, 320, 320))
-            m.head(list(feats.values()))
+            feats = m.backbone(torch.rand(2, 3, size, size))
+            if head:
+                m.head(list(feats.values()))
     m.eval()
+
+
+def scale_to(layer, out, std, zero_bias=True):
+    """Scales a layer's weights so that its output `out` (computed with them) has spread `std`:
+    random heads give logits either all equal (every score ties, NMS order is arbitrary) or so
+    large that every score saturates, and box deltas that collapse every box to the image."""
+    with torch.no_grad():
+        layer.weight.mul_(std / float(out.std()))
+        if zero_bias:
+            layer.bias.zero_()
+
+
+def ssdlite():
+    m = torchvision.models.detection.ssdlite320_mobilenet_v3_large(
+        weights=None, weights_backbone=None, num_classes=5)
+    calibrate_detector_bn(m, 320, head=True)
     # The class logits' last 1x1 convs re-drawn: torchvision's init leaves every score at
     # 1/classes (all ties); these spread them over (0.5, 0.9).
     with torch.no_grad():
@@ -175,6 +191,64 @@ def ssdlite():
             if isinstance(mod, nn.Conv2d) and mod.kernel_size == (1, 1) and \
                     mod.out_channels % 5 == 0:
                 mod.weight.normal_(0, 0.01)
+    return Detections(m)
+
+
+def detector_image():
+    return torch.rand(3, 320, 320, generator=torch.Generator().manual_seed(1))
+
+
+def fasterrcnn():
+    """Faster R-CNN, MobileNetV3-Large 320 FPN: two stages (RPN proposals -> NMS -> RoIAlign ->
+    box head -> per-class NMS). The box head's hidden layers narrowed from 1024 to 128 (as
+    narrow_head: its 12.8 M weights would be two thirds of the model); the rest as torchvision
+    builds it."""
+    from torchvision.models.detection.faster_rcnn import FastRCNNPredictor, TwoMLPHead
+    m = torchvision.models.detection.fasterrcnn_mobilenet_v3_large_320_fpn(
+        weights=None, weights_backbone=None, num_classes=5)
+    m.roi_heads.box_head = TwoMLPHead(256 * 7 * 7, 128)
+    m.roi_heads.box_predictor = FastRCNNPredictor(128, 5)
+    calibrate_detector_bn(m, 320)
+    with torch.no_grad():
+        images, _ = m.transform([detector_image()])
+        feats = m.backbone(images.tensors)
+        rpn = m.rpn.head
+        towers = [torch.relu(rpn.conv(f)) for f in feats.values()]
+        scale_to(rpn.cls_logits, torch.cat([rpn.cls_logits(t).flatten() for t in towers]), 1.5)
+        scale_to(rpn.bbox_pred, torch.cat([rpn.bbox_pred(t).flatten() for t in towers]), 0.2)
+        proposals, _ = m.rpn(images, feats)
+        roi = m.roi_heads
+        hidden = roi.box_head(roi.box_roi_pool(feats, proposals, images.image_sizes))
+        scale_to(roi.box_predictor.cls_score, roi.box_predictor.cls_score(hidden), 1.5)
+        scale_to(roi.box_predictor.bbox_pred, roi.box_predictor.bbox_pred(hidden), 0.2)
+    # Fewer detections than the bound of 100 (scores here run from 0.8 down to 0.24 at the
+    # hundredth), so the zoo also sees the padded rows.
+    roi.score_thresh = 0.3
+    return Detections(m)
+
+
+def retinanet():
+    """RetinaNet as torchvision's retinanet_resnet50_fpn builds it (FPN P3-P7 with P6/P7 from P5,
+    9 anchors a place, focal-loss head, per-level top-k then batched NMS) on ResNet-18: the
+    ResNet-50 version is 34 M weights, half a gigabyte of C++, and ResNet-50 is in the zoo already
+    (resnext50_32x4d, wide_resnet50_2)."""
+    from torchvision.models.detection.backbone_utils import _resnet_fpn_extractor
+    from torchvision.ops.feature_pyramid_network import LastLevelP6P7
+    backbone = _resnet_fpn_extractor(torchvision.models.resnet18(weights=None), 5,
+                                     returned_layers=[2, 3, 4],
+                                     extra_blocks=LastLevelP6P7(256, 256))
+    m = torchvision.models.detection.RetinaNet(backbone, num_classes=5, min_size=320,
+                                               max_size=320)
+    calibrate_detector_bn(m, 320)
+    with torch.no_grad():
+        images, _ = m.transform([detector_image()])
+        feats = list(m.backbone(images.tensors).values())
+        cls, reg = m.head.classification_head, m.head.regression_head
+        # (the class logits keep their focal-loss prior bias: most anchors score below 0.05)
+        scale_to(cls.cls_logits, torch.cat([cls.cls_logits(cls.conv(f)).flatten()
+                                            for f in feats]), 1.5, zero_bias=False)
+        scale_to(reg.bbox_reg, torch.cat([reg.bbox_reg(reg.conv(f)).flatten() for f in feats]),
+                 0.2)
     return Detections(m)
 
 
@@ -218,6 +292,8 @@ BUILDERS = {
     "mc3_18": lambda: torchvision.models.video.mc3_18(weights=None),
     "r2plus1d_18": lambda: torchvision.models.video.r2plus1d_18(weights=None),
     "ssdlite320_mobilenet_v3_large": ssdlite,
+    "fasterrcnn_mobilenet_v3_large_320_fpn": fasterrcnn,
+    "retinanet_resnet18_fpn": retinanet,
     "raft_small": lambda: LastFlow(torchvision.models.optical_flow.raft_small(weights=None)),
     "gru_stack": GruStack,
     "lstm_bidirectional": LstmBidirectional,

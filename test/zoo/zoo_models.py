@@ -108,8 +108,15 @@ TORCH = [
     # Video (3-D convs; R(2+1)D's factored ones).
     ZooModel("mc3_18", torch_export("mc3_18"), image([1, 3, 4, 32, 32])),
     ZooModel("r2plus1d_18", torch_export("r2plus1d_18"), image([1, 3, 4, 32, 32])),
-    # Detection: NMS outputs bounded at detections_per_img (300).
+    # Detection: NMS outputs bounded at detections_per_img (300; Faster R-CNN's 100).
     ZooModel("ssdlite320_mobilenet_v3_large", torch_export("ssdlite320_mobilenet_v3_large"),
+             [Input("image", "float32", [3, 320, 320], "uniform01")], bounded_outputs=True,
+             output_names=["boxes", "scores", "labels"]),
+    ZooModel("fasterrcnn_mobilenet_v3_large_320_fpn",
+             torch_export("fasterrcnn_mobilenet_v3_large_320_fpn"),
+             [Input("image", "float32", [3, 320, 320], "uniform01")], bounded_outputs=True,
+             output_names=["boxes", "scores", "labels"]),
+    ZooModel("retinanet_resnet18_fpn", torch_export("retinanet_resnet18_fpn"),
              [Input("image", "float32", [3, 320, 320], "uniform01")], bounded_outputs=True,
              output_names=["boxes", "scores", "labels"]),
     # Optical flow: RAFT small (GridSample lookups in a correlation pyramid), 4 updates. At

@@ -20,6 +20,16 @@ constexpr int kAbiVersion = 1;
 // Largest rank the N-d kernels accept (larger ranks are a no-op).
 constexpr int kMaxRank = 8;
 
+// The index in the slots of a data-dependent result past its run-time count
+// (NonZero, NonMaxSuppression, Unique, TopK with k past the axis): out of
+// range for every axis, so a Gather reading through it reads zero and a
+// Scatter writing through it writes nothing (a model's "select these rows,
+// process them, put them back" keeps its padding out of the real rows). Not
+// -1, which is a valid index (the last). -(2^40 + 2^31): it stays out of
+// range after the arithmetic models do on indices (an offset, a small
+// factor) and cast to int32 it is INT32_MIN.
+constexpr int64_t kPaddingIndex = -(int64_t(1) << 40) - (int64_t(1) << 31);
+
 inline int64_t num_elements(const int64_t *shape, int rank) {
   int64_t n = 1;
   for (int i = 0; i < rank; ++i)

@@ -3,8 +3,8 @@
 // idx has shape [b..., n..., q] where the first batch_dims dims equal x's
 // and q = idx_shape[idx_rank - 1] <= x_rank - batch_dims; y has shape
 // [b..., n..., x_shape[batch_dims + q]...]. Every index is wrapped once if
-// negative and then clamped into its dim (never reads out of bounds); a
-// tuple addressing a zero-sized dim yields T(). Inconsistent shapes (q too
+// negative; a tuple with an index still out of its dim (a zero-sized dim, or
+// kPaddingIndex) yields T(), as Gather does. Inconsistent shapes (q too
 // large, batch dims that differ, rank > kMaxRank) leave y untouched.
 #pragma once
 
@@ -55,13 +55,10 @@ void gather_nd(const T *x, const TI *idx, T *y, const int64_t *x_shape,
       T *yr = y + row * slice;
       int64_t off = b * xbatch;
       bool empty = false;
-      for (int k = 0; k < qi; ++k) {
-        const int64_t len = x_shape[batch_dims + k];
-        if (len <= 0) {
-          empty = true;
-          break;
-        }
-        off += detail::fix_index(it[k], len) * qs[k];
+      for (int k = 0; k < qi && !empty; ++k) {
+        const int64_t i = detail::fix_index(it[k], x_shape[batch_dims + k]);
+        empty = i < 0;
+        off += i * qs[k];
       }
       if (empty) {
         for (int64_t i = 0; i < slice; ++i)

@@ -1,8 +1,9 @@
 // tract runtime: ONNX Gather and GatherElements.
 //
-// Indices are wrapped once if negative (i + axis_len) and then clamped into
-// [0, axis_len - 1], so a bad index never reads out of bounds. With
-// axis_len == 0 there is nothing to read and y is filled with T().
+// Indices are wrapped once if negative (i + axis_len); an index still out of
+// range reads T() (ONNX calls it an error: here it is how the padding slots
+// of a data-dependent result, kPaddingIndex, gather zeros). Never reads out of
+// bounds.
 #pragma once
 
 #include <cstring>
@@ -13,11 +14,12 @@ namespace tract {
 namespace rt {
 
 namespace detail {
+// Wrapped index in [0, axis_len), or -1 when out of range.
 template <class TI> inline int64_t fix_index(TI raw, int64_t axis_len) {
   int64_t i = static_cast<int64_t>(raw);
   if (i < 0)
     i += axis_len;
-  return i < 0 ? 0 : (i >= axis_len ? axis_len - 1 : i);
+  return (i < 0 || i >= axis_len) ? -1 : i;
 }
 } // namespace detail
 
@@ -31,12 +33,12 @@ void gather(const T *x, const TI *idx, T *y, int64_t outer, int64_t axis_len,
   for (int64_t o = 0; o < outer; ++o) {
     for (int64_t j = 0; j < n_idx; ++j) {
       T *yr = y + (o * n_idx + j) * inner;
-      if (axis_len <= 0) {
+      const int64_t k = detail::fix_index(idx[j], axis_len);
+      if (k < 0) {
         for (int64_t i = 0; i < inner; ++i)
           yr[i] = T();
         continue;
       }
-      const int64_t k = detail::fix_index(idx[j], axis_len);
       std::memcpy(static_cast<void *>(yr),
                   static_cast<const void *>(x + (o * axis_len + k) * inner),
                   static_cast<size_t>(inner) * sizeof(T));
@@ -61,12 +63,8 @@ void gather_elements(const T *x, const TI *idx, T *y, const int64_t *x_shape,
       idx_shape, rank, st,
       [&](int64_t pos, const int64_t *off, int64_t len, const int64_t *inc) {
         for (int64_t i = 0; i < len; ++i) {
-          if (axis_len <= 0) {
-            y[pos + i] = T();
-            continue;
-          }
           const int64_t k = detail::fix_index(idx[pos + i], axis_len);
-          y[pos + i] = x[off[0] + i * inc[0] + k * axis_stride];
+          y[pos + i] = k < 0 ? T() : x[off[0] + i * inc[0] + k * axis_stride];
         }
       });
 }

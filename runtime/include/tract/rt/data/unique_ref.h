@@ -144,7 +144,7 @@ int64_t unique(const T *x, int64_t outer, int64_t axis_len, int64_t inner,
         for (int64_t j = 0; j < inner; ++j)
           y[(o * max_unique + u) * inner + j] = T();
     if (indices)
-      indices[u] = -1;
+      indices[u] = kPaddingIndex;
     if (counts)
       counts[u] = 0;
   }

@@ -131,7 +131,7 @@ int64_t non_max_suppression(const T *boxes /*[batches,spatial,4]*/,
       }
     }
   for (int64_t k = 3 * count; k < 3 * max_rows; ++k)
-    selected[k] = -1;
+    selected[k] = kPaddingIndex;
   return count;
 }
 

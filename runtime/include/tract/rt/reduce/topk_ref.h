@@ -7,7 +7,7 @@
 // number (numpy's sort order): it comes first for largest, last otherwise.
 // Works in place in the output (a binary heap of the k best, then heap
 // sort): O(axis_len log k), no scratch. k > axis_len fills the tail with T()
-// and index TI(-1).
+// and index kPaddingIndex.
 #pragma once
 
 #include "tract/rt/common.h"
@@ -121,7 +121,7 @@ void top_k(const T *x, T *values, TI *indices, int64_t outer, int64_t axis_len,
       }
       for (int64_t j = m; j < k; ++j) {
         h.v[j * inner] = T();
-        h.ix[j * inner] = static_cast<TI>(-1);
+        h.ix[j * inner] = static_cast<TI>(kPaddingIndex);
       }
     }
   }
