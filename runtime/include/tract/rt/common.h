@@ -140,8 +140,24 @@ template <class T> inline T madd(T acc, T a, T b) {
 // model.cpp than alone.
 #if defined(__GNUC__)
 #define TRACT_RT_INLINE inline __attribute__((always_inline))
+// The same for a lambda (after its parameter list): at -O2 GCC left the
+// functors' math lambdas (GELU's erf) as calls inside the GEMM epilogue.
+#define TRACT_RT_LAMBDA_INLINE __attribute__((always_inline))
 #else
 #define TRACT_RT_INLINE inline
+#define TRACT_RT_LAMBDA_INLINE
+#endif
+
+// Complete unrolling of a loop over a register tile (accumulators indexed by
+// the loop variable). GCC unrolls such loops by itself at -O3 only; at -O2
+// and -Os, the flags firmware builds use, the accumulator array stayed in
+// memory: the AVX-512 GEMM ran at 56 GFLOP/s instead of 145 (bench/run-gemm.sh,
+// Intel Xeon). (clang reads the same pragma.)
+#if defined(__GNUC__)
+#define TRACT_PRAGMA(x) _Pragma(#x)
+#define TRACT_UNROLL(n) TRACT_PRAGMA(GCC unroll n)
+#else
+#define TRACT_UNROLL(n)
 #endif
 
 // `n`, hidden from the optimiser. GCC completely unrolls loops of a known
@@ -234,7 +250,7 @@ template <class T> inline T float_to_int(double v) {
 
 // Applies a floating-point function `g` to x: directly for float/double, and
 // through double with a saturating conversion back for integer types.
-template <class T, class G> inline T via_float(T x, G g) {
+template <class T, class G> TRACT_RT_INLINE T via_float(T x, G g) {
   if constexpr (std::is_floating_point<T>::value)
     return static_cast<T>(g(x));
   else

@@ -42,7 +42,7 @@ template <class T> inline bool is_neg(T x) {
 #define TRACT_RT_FLOAT_UNARY(Name, expr)                                       \
   struct Name {                                                                \
     template <class T> TRACT_RT_INLINE T operator()(T x) const {                               \
-      return detail_u::via_float(x, [](auto v) {                               \
+      return detail_u::via_float(x, [](auto v) TRACT_RT_LAMBDA_INLINE {        \
         using V = decltype(v);                                                 \
         (void)sizeof(V);                                                       \
         return expr;                                                           \
@@ -207,7 +207,7 @@ struct HardSigmoid {
   float beta = 0.5f;
   template <class T> TRACT_RT_INLINE T operator()(T x) const {
     using M = detail_u::math_t<T>;
-    return detail_u::via_float(x, [a = M(alpha), b = M(beta)](M v) {
+    return detail_u::via_float(x, [a = M(alpha), b = M(beta)](M v) TRACT_RT_LAMBDA_INLINE {
       return rt::detail::max_(M(0), rt::detail::min_(M(1), a * v + b));
     });
   }
@@ -239,7 +239,7 @@ struct Selu {
   float gamma = 1.05070102214813232421875f;
   template <class T> TRACT_RT_INLINE T operator()(T x) const {
     using M = detail_u::math_t<T>;
-    return detail_u::via_float(x, [a = M(alpha), g = M(gamma)](M v) {
+    return detail_u::via_float(x, [a = M(alpha), g = M(gamma)](M v) TRACT_RT_LAMBDA_INLINE {
       return v > M(0) ? g * v : g * (a * std::exp(v) - a);
     });
   }
@@ -249,7 +249,7 @@ struct Celu {
   float alpha = 1.0f;
   template <class T> TRACT_RT_INLINE T operator()(T x) const {
     using M = detail_u::math_t<T>;
-    return detail_u::via_float(x, [a = M(alpha)](M v) {
+    return detail_u::via_float(x, [a = M(alpha)](M v) TRACT_RT_LAMBDA_INLINE {
       return v > M(0) ? v : a * std::expm1(v / a);
     });
   }
@@ -269,7 +269,7 @@ struct Shrink {
   float lambd = 0.5f;
   template <class T> TRACT_RT_INLINE T operator()(T x) const {
     using M = detail_u::math_t<T>;
-    return detail_u::via_float(x, [b = M(bias), l = M(lambd)](M v) {
+    return detail_u::via_float(x, [b = M(bias), l = M(lambd)](M v) TRACT_RT_LAMBDA_INLINE {
       return v < -l ? v + b : (v > l ? v - b : M(0));
     });
   }

@@ -23,6 +23,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "tract/rt/common.h"
+
 #if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
 #include <immintrin.h>
 #elif defined(__ARM_NEON)
@@ -76,16 +78,19 @@ constexpr bool kHasPairKernel = true;
 inline void micro_kernel_pair(int64_t kb, const float *a, const float *b, int64_t bstride,
                               float *tile0, float *tile1, int64_t ldb = NR) {
   __m512 c[MR][2];
+  TRACT_UNROLL(8)
   for (int i = 0; i < MR; ++i)
     c[i][0] = c[i][1] = _mm512_setzero_ps();
   for (int64_t p = 0; p < kb; ++p, a += MR, b += ldb) {
     const __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + bstride);
+    TRACT_UNROLL(8)
     for (int i = 0; i < MR; ++i) {
       const __m512 av = _mm512_set1_ps(a[i]);
       c[i][0] = _mm512_fmadd_ps(av, b0, c[i][0]);
       c[i][1] = _mm512_fmadd_ps(av, b1, c[i][1]);
     }
   }
+  TRACT_UNROLL(8)
   for (int i = 0; i < MR; ++i) {
     _mm512_storeu_ps(tile0 + i * NR, c[i][0]);
     _mm512_storeu_ps(tile1 + i * NR, c[i][1]);
@@ -140,6 +145,7 @@ constexpr const char *kMicroKernelIsa = "neon-a64";
 inline void micro_kernel_8x8(int64_t kb, const float *a, const float *b,
                              float *tile, int64_t ldb) {
   float32x4_t c[8][2];
+  TRACT_UNROLL(8)
   for (int i = 0; i < 8; ++i)
     c[i][0] = c[i][1] = vdupq_n_f32(0.0f);
   for (int64_t p = 0; p < kb; ++p, a += MR, b += ldb) {
@@ -162,6 +168,7 @@ inline void micro_kernel_8x8(int64_t kb, const float *a, const float *b,
     c[7][0] = vfmaq_laneq_f32(c[7][0], b0, a1, 3);
     c[7][1] = vfmaq_laneq_f32(c[7][1], b1, a1, 3);
   }
+  TRACT_UNROLL(8)
   for (int i = 0; i < 8; ++i) {
     vst1q_f32(tile + i * NR, c[i][0]);
     vst1q_f32(tile + i * NR + 4, c[i][1]);
@@ -272,26 +279,37 @@ inline void micro_kernel_rows(int64_t kb, const float *a, const float *b, float 
   typedef float vec __attribute__((vector_size(W * sizeof(float))));
   vec acc[4][R][NV] = {};
   int64_t p = 0;
-  for (; p + 4 <= kb; p += 4)
-    for (int u = 0; u < 4; ++u)
+  for (; p + 4 <= kb; p += 4) {
+    TRACT_UNROLL(4)
+    for (int u = 0; u < 4; ++u) {
+      TRACT_UNROLL(4)
       for (int v = 0; v < NV; ++v) {
         vec bv;
         std::memcpy(&bv, b + (p + u) * ldb + v * W, sizeof bv);
+        TRACT_UNROLL(8)
         for (int i = 0; i < R; ++i)
           acc[u][i][v] += a[(p + u) * a_step + i] * bv;
       }
-  for (; p < kb; ++p)
+    }
+  }
+  for (; p < kb; ++p) {
+    TRACT_UNROLL(4)
     for (int v = 0; v < NV; ++v) {
       vec bv;
       std::memcpy(&bv, b + p * ldb + v * W, sizeof bv);
+      TRACT_UNROLL(8)
       for (int i = 0; i < R; ++i)
         acc[0][i][v] += a[p * a_step + i] * bv;
     }
-  for (int i = 0; i < R; ++i)
+  }
+  TRACT_UNROLL(8)
+  for (int i = 0; i < R; ++i) {
+    TRACT_UNROLL(4)
     for (int v = 0; v < NV; ++v) {
       const vec sum = (acc[0][i][v] + acc[1][i][v]) + (acc[2][i][v] + acc[3][i][v]);
       std::memcpy(tile + i * NR + v * W, &sum, sizeof sum);
     }
+  }
 #else
   float acc[4][R][NR] = {};
   int64_t p = 0;
@@ -344,9 +362,11 @@ inline void micro_kernel_cols(int64_t kb, const float *a, const float *b, float 
   for (int64_t p = 0; p < kb; ++p, a += MR, b += ldb) {
     v8 av;
     std::memcpy(&av, a, sizeof av);
+    TRACT_UNROLL(8)
     for (int j = 0; j < C; ++j)
       acc[j] += av * b[j];
   }
+  TRACT_UNROLL(8)
   for (int j = 0; j < C; ++j)
     for (int64_t i = 0; i < MR; ++i)
       tile[i * NR + j] = acc[j][i];
