@@ -24,7 +24,7 @@ void populateConvDeclutter(RewritePatternSet &patterns);
 /// and Mul/Add by constants after a layer_norm as its scale and bias.
 void populateNormDeclutter(RewritePatternSet &patterns);
 /// Transposes sunk below elementwise ops (to meet and cancel) or absorbed
-/// into matmul flags; integer products with zero.
+/// into matmul flags; integer products with zero; a Resize to its own shape.
 void populateLayoutDeclutter(RewritePatternSet &patterns);
 /// Ops whose operands are all constants, computed at compile time when the
 /// result has at most `maxElements` elements.

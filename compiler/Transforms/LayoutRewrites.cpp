@@ -3,7 +3,7 @@
 // Transposes are pure data movement: pushed below elementwise ops they meet
 // each other and cancel (TransposeOp's canonicalisation composes pairs), and
 // one that swaps a matmul operand's two last dims is the matmul's own
-// transpose flag.
+// transpose flag. A Resize to its input's own shape is no movement at all.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Transforms/DeclutterPatterns.h"
@@ -127,13 +127,36 @@ struct IntegerMulByZero : OpRewritePattern<MulOp> {
   }
 };
 
+// resize(x) to x's own shape, every scale 1 ==> x. Each output coordinate
+// maps to itself under every coordinate mode but tf_half_pixel_for_nn (x +
+// 0.5) and tf_crop_and_resize (its roi), and nearest, linear and cubic all
+// read that one sample there (cubic's taps at +-1 and +-2 weigh 0, so
+// exclude_outside changes nothing). Detectors' transforms resize the image
+// to the size it already has; FPN top-down paths do it on equal maps.
+struct ResizeToItsOwnShape : OpRewritePattern<ResizeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ResizeOp op, PatternRewriter &rewriter) const override {
+    if (op.getRuntimeScales() || op.getRuntimeRoi())
+      return rewriter.notifyMatchFailure(op, "scales or roi computed at run time");
+    if (op.getInput().getType() != op.getType())
+      return rewriter.notifyMatchFailure(op, "the shape changes");
+    StringRef coords = op.getCoordinateTransformationMode();
+    if (coords == "tf_half_pixel_for_nn" || coords == "tf_crop_and_resize")
+      return rewriter.notifyMatchFailure(op, "a coordinate mode that moves the samples");
+    if (llvm::any_of(op.getScales(), [](float s) { return s != 1.0f; }))
+      return rewriter.notifyMatchFailure(op, "a scale other than 1");
+    rewriter.replaceOp(op, op.getInput());
+    return success();
+  }
+};
+
 } // namespace
 
 void populateLayoutDeclutter(RewritePatternSet &patterns) {
   patterns.add<SinkTransposeThroughUnary, SinkTransposeThroughBinary<AddOp>,
                SinkTransposeThroughBinary<MulOp>, SinkTransposeThroughBinary<SubOp>,
-               SinkTransposeThroughBinary<DivOp>, TransposeIntoMatMul, IntegerMulByZero>(
-      patterns.getContext());
+               SinkTransposeThroughBinary<DivOp>, TransposeIntoMatMul, IntegerMulByZero,
+               ResizeToItsOwnShape>(patterns.getContext());
 }
 
 } // namespace mlir::tract

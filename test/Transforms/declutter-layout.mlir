@@ -190,3 +190,27 @@ func.func @float_mul_zero_nofold(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = tract.mul %x, %z : tensor<4xf32>, tensor<f32> -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// A Resize to its input's own shape, scales 1, is its input (here bilinear,
+// half_pixel: a detector's transform resizing the image to the size it has).
+// CHECK-LABEL: func @resize_to_own_shape_fold
+// CHECK-NEXT: return %arg0
+func.func @resize_to_own_shape_fold(%x: tensor<1x3x8x8xf32>) -> tensor<1x3x8x8xf32> {
+  %0 = tract.resize %x {coordinate_transformation_mode = "half_pixel", cubic_coeff_a = -7.500000e-01 : f32, exclude_outside = false, extrapolation_value = 0.000000e+00 : f32, mode = "linear", nearest_mode = "round_prefer_floor", roi = array<f32: 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0>, scales = array<f32: 1.0, 1.0, 1.0, 1.0>} : (tensor<1x3x8x8xf32>) -> tensor<1x3x8x8xf32>
+  return %0 : tensor<1x3x8x8xf32>
+}
+
+// -----
+
+// tf_half_pixel_for_nn samples at x + 0.5 even at scale 1; a changed shape
+// is a real resize: both stay.
+// CHECK-LABEL: func @resize_to_own_shape_nofold
+// CHECK: tract.resize
+// CHECK: tract.resize
+func.func @resize_to_own_shape_nofold(%x: tensor<1x3x8x8xf32>) -> (tensor<1x3x8x8xf32>, tensor<1x3x16x16xf32>) {
+  %0 = tract.resize %x {coordinate_transformation_mode = "tf_half_pixel_for_nn", cubic_coeff_a = -7.500000e-01 : f32, exclude_outside = false, extrapolation_value = 0.000000e+00 : f32, mode = "linear", nearest_mode = "round_prefer_floor", roi = array<f32: 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0>, scales = array<f32: 1.0, 1.0, 1.0, 1.0>} : (tensor<1x3x8x8xf32>) -> tensor<1x3x8x8xf32>
+  %1 = tract.resize %x {coordinate_transformation_mode = "half_pixel", cubic_coeff_a = -7.500000e-01 : f32, exclude_outside = false, extrapolation_value = 0.000000e+00 : f32, mode = "linear", nearest_mode = "round_prefer_floor", roi = array<f32: 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0>, scales = array<f32: 1.0, 1.0, 2.0, 2.0>} : (tensor<1x3x8x8xf32>) -> tensor<1x3x16x16xf32>
+  return %0, %1 : tensor<1x3x8x8xf32>, tensor<1x3x16x16xf32>
+}
