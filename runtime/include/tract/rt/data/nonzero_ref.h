@@ -4,9 +4,10 @@
 // multi-index of the k-th nonzero element of x in row-major order. An element
 // is nonzero when `x != 0` (NaN is nonzero, -0.0 is zero; half/bfloat16 by
 // their bits, bool as is). At most max_count columns are written (a prefix of
-// ONNX's result); the remaining columns are set to kPaddingIndex and the number of
-// columns written is returned. Rank 0 has no rows to write (0 or 1 is still
-// returned); rank > kMaxRank writes nothing but the padding and returns 0.
+// ONNX's result); the remaining columns are set to kPaddingIndex and the
+// number of columns written is returned. Rank 0 has no rows to write (0 or 1
+// is still returned); rank > kMaxRank writes nothing but the padding and
+// returns 0.
 #pragma once
 
 #include "tract/rt/common.h"
