@@ -31,7 +31,7 @@ class ZooModel:
     # Shipped by a third party (not exported here).
     third_party: bool = False
     # Outputs whose first dim is data-dependent (detections after NMS): tractc returns the
-    # static bound, ORT the count; the first `count` rows are compared.
+    # static bound, ORT the count; the first `count` rows are compared, the rest must be zeros.
     bounded_outputs: bool = False
     output_names: list = field(default_factory=list)
 
