@@ -3,10 +3,12 @@
 
 Compiles MODEL.onnx with `tractc --main --report`, wraps every kernel call of the generated
 PREFIX_run in a steady_clock timer (a copy of the .cpp; the real output is untouched), builds with
-`g++ -O3 -march=native`, runs --repeat times and prints each kernel's mean time with its op,
-algorithm (from --report) and GFLOP/s, then totals per algorithm/op.
+`g++ -O3 -march=native` (or --cxxflags), runs --repeat times and prints the CPU and its measured
+FMA peak (bench/machine.py), then each kernel's mean time with its op, algorithm (from --report),
+GFLOP/s and that as a fraction of the peak, then totals per algorithm/op.
 
 Usage: kernel_times.py MODEL.onnx INPUT.npy [--repeat 30] [--top 25] [--workdir DIR]
+                       [--threads T] [--cxxflags "-O2 -march=native"]
 """
 import argparse
 import collections
@@ -15,6 +17,8 @@ import os
 import re
 import subprocess
 import tempfile
+
+import machine  # bench/machine.py (this script's folder is on sys.path when run)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
@@ -48,6 +52,7 @@ def main():
     ap.add_argument("--workdir", default=None)
     ap.add_argument("--threads", type=int, default=1, help="the generated main's --threads")
     ap.add_argument("--tractc", default=os.path.join(REPO, "build", "bin", "tractc"))
+    ap.add_argument("--cxxflags", default="-O3 -march=native")
     args = ap.parse_args()
     work = args.workdir or tempfile.mkdtemp(prefix="kernel_times_")
     os.makedirs(work, exist_ok=True)
@@ -58,7 +63,7 @@ def main():
     with open(os.path.join(work, "timed.cpp"), "w") as f:
         f.write(src)
     exe = os.path.join(work, "timed")
-    subprocess.run(["g++", "-std=c++17", "-O3", "-march=native", "-I",
+    subprocess.run(["g++", "-std=c++17", *args.cxxflags.split(), "-I",
                     os.path.join(REPO, "runtime", "include"), os.path.join(work, "timed.cpp"),
                     "-o", exe], check=True)
     os.makedirs(os.path.join(work, "out"), exist_ok=True)
@@ -79,11 +84,14 @@ def main():
         kind = "%s %s" % (body[0] if k["op"] == "tract.kernel" else k["op"], k.get("algorithm", ""))
         rows.append((seconds.get(i, 0.0), k["name"], kind, k["flops"]))
     total = sum(r[0] for r in rows)
+    cpu, peak = machine.describe(args.cxxflags)
+    print(cpu)
     print("%s; %d kernels, %.3f ms in kernels (%s)" % (args.model, len(rows), total * 1e3,
                                                        r.stdout.strip()))
     for s, name, kind, flops in sorted(rows, reverse=True)[:args.top]:
-        print("%8.3f ms %5.1f%% %7.1f GFLOP/s  %-28s %s" % (s * 1e3, 100 * s / total,
-                                                          flops / s * 1e-9 if s else 0, kind, name))
+        gflops = flops / s * 1e-9 if s else 0
+        print("%8.3f ms %5.1f%% %7.1f GFLOP/s %3.0f%% of peak  %-28s %s" % (
+            s * 1e3, 100 * s / total, gflops, 100 * gflops / peak if peak else 0, kind, name))
     by_kind = collections.defaultdict(float)
     for s, _, kind, _ in rows:
         by_kind[kind] += s

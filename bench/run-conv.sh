@@ -5,5 +5,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p build/bench
-g++ -std=c++17 -O3 -march=native -Iruntime/include bench/conv/conv_bench.cpp -o build/bench/conv_bench
+g++ -std=c++17 -O3 -march=native -I. -Iruntime/include bench/conv/conv_bench.cpp -o build/bench/conv_bench
 build/bench/conv_bench "$@"

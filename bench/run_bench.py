@@ -70,6 +70,9 @@ def main():
         sh([sys.executable, os.path.join(HERE, "export_bench_models.py"), models_dir,
             "--only", ",".join(missing)])
     ort = ensure_ort(args.workdir)
+    import machine  # noqa: E402 - bench/machine.py
+    cpu, _ = machine.describe(args.cxxflags)
+    print(cpu, file=sys.stderr, flush=True)
     threads = [int(t) for t in args.threads.split(",")]
 
     rows = []
@@ -108,6 +111,7 @@ def main():
             print("%-16s threads %d  tractc %9.3f ms  ORT %9.3f ms  speedup %5.2fx  paired %5.2fx"
                   "  |diff| %.2g" % (name, t, a, b, b / a, paired, diff), file=sys.stderr, flush=True)
 
+    print("%s\nBuilt with g++ %s.\n" % (cpu, args.cxxflags))
     print("| model | threads | tractc ms | ORT ms | speedup (ORT/tractc) | paired | max abs diff vs torch |")
     print("|---|---|---|---|---|---|---|")
     for name, t, a, b, paired, diff in rows:

@@ -29,6 +29,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(REPO, "test", "zoo"))
 sys.path.insert(0, os.path.join(REPO, "test", "oracle"))
 import kernel_times  # noqa: E402
+import machine  # noqa: E402
 import ort_oracle  # noqa: E402
 import run_zoo  # noqa: E402
 import zoo_models  # noqa: E402
@@ -131,6 +132,8 @@ def main():
         sh([sys.executable, os.path.join(REPO, "test", "zoo", "export_torch_zoo.py"),
             os.path.join(args.workdir, "models"), "--only", ",".join(to_export)], timeout=3600)
     args.ort = ort_oracle.ensure_ort(args.workdir)
+    cpu, _ = machine.describe(args.cxxflags, args.cxx)
+    print(cpu, file=sys.stderr, flush=True)
 
     rows = []
     for model in models:
@@ -145,6 +148,7 @@ def main():
         print(f"{model.name:24s} tractc {a:9.3f} ms  ORT {b:9.3f} ms  ORT/tractc {paired:5.2f}"
               f"  {note}", file=sys.stderr, flush=True)
 
+    print("%s\nBuilt with %s %s, %d thread(s).\n" % (cpu, args.cxx, args.cxxflags, args.threads))
     print("| model | tractc ms | ORT ms | ORT/tractc (paired) | where tractc's time goes, "
           "when slower |")
     print("|---|---|---|---|---|")

@@ -4,9 +4,14 @@
 //   - first convs of ResNet-18, MobileNetV2 and the KWS CNN (im2col GEMM);
 //   - depthwise 3x3 at strides 1 and 2.
 // Medians of 21 runs. Built and run by bench/run-conv.sh.
+// As generated code does: the runtime at -O3 under GCC whatever the flags.
+#include "tract/rt/optimize_push.h"
 #include "tract/rt/nn/conv_depthwise.h"
 #include "tract/rt/nn/conv_gemm.h"
 #include "tract/rt/nn/conv_winograd.h"
+#include "tract/rt/optimize_pop.h"
+
+#include "bench/peak/fma_peak.h"
 
 #include <algorithm>
 #include <chrono>
@@ -16,6 +21,14 @@
 using namespace tract::rt;
 
 namespace {
+
+double g_peak = 0; // GFLOP/s, the widest FMA width's measured peak
+
+// " (N% of peak)" for a GFLOP/s figure, when the peak is known.
+void print_of_peak(double gflops) {
+  if (g_peak > 0)
+    std::printf(" (%.0f%% of peak)", 100 * gflops / g_peak);
+}
 
 template <class F> double median_seconds(F f) {
   std::vector<double> t;
@@ -57,8 +70,10 @@ void dense_3x3(int64_t c, int64_t h) {
   });
   const double f2 = winograd_seconds<2>(p, x, w, y), f4 = winograd_seconds<4>(p, x, w, y);
   const double flop = 2.0 * c * c * 9 * h * h;
-  std::printf("| 3x3 %ld ch %ldx%ld | %.0f us (%.0f GFLOP/s) | %.0f us (x%.2f) | %.0f us (x%.2f) | F(%d) |\n",
-              long(c), long(h), long(h), im2col * 1e6, flop / im2col * 1e-9, f2 * 1e6, im2col / f2,
+  std::printf("| 3x3 %ld ch %ldx%ld | %.0f us (%.0f GFLOP/s", long(c), long(h), long(h),
+              im2col * 1e6, flop / im2col * 1e-9);
+  print_of_peak(flop / im2col * 1e-9);
+  std::printf(") | %.0f us (x%.2f) | %.0f us (x%.2f) | F(%d) |\n", f2 * 1e6, im2col / f2,
               f4 * 1e6, im2col / f4, winograd::choose_tile(p));
 }
 
@@ -77,7 +92,9 @@ void stem(const char *name, const ConvParams &p) {
                     scratch.data());
   });
   const double flop = 2.0 * double(cout * k * p.out_size[0] * p.out_size[1]);
-  std::printf("| %s | %.0f us | %.0f GFLOP/s |\n", name, s * 1e6, flop / s * 1e-9);
+  std::printf("| %s | %.0f us | %.0f GFLOP/s", name, s * 1e6, flop / s * 1e-9);
+  print_of_peak(flop / s * 1e-9);
+  std::printf(" |\n");
 }
 
 void depthwise(int64_t c, int64_t h, int64_t stride) {
@@ -95,6 +112,11 @@ void depthwise(int64_t c, int64_t h, int64_t stride) {
 } // namespace
 
 int main() {
+  bench::print_cpu();
+  const bench::FmaPeak peak = bench::measure_fma_peak();
+  bench::print_fma_peak(peak);
+  g_peak = peak.best();
+  std::printf("\n");
   std::printf("| 3x3 stride-1 conv | im2col GEMM | Winograd F(2x2) | Winograd F(4x4) | chosen |\n");
   std::printf("|---|---|---|---|---|\n");
   const int64_t dense[][2] = {{64, 56}, {128, 28}, {256, 14}, {512, 7}, {16, 49}};

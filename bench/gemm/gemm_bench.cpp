@@ -3,7 +3,12 @@
 // or PackedA) and the activation operand packed per block, as in generated
 // code. Prints one line per shape: median time of --runs runs (after a
 // warm-up) and GFLOP/s. Build: see bench/README.md (bench/run-gemm.sh).
+// As generated code does: the runtime at -O3 under GCC whatever the flags.
+#include "tract/rt/optimize_push.h"
 #include "tract/rt/linalg/gemm.h"
+#include "tract/rt/optimize_pop.h"
+
+#include "bench/peak/fma_peak.h"
 
 #include <algorithm>
 #include <chrono>
@@ -39,6 +44,9 @@ int main(int argc, char **argv) {
       {"square", 1024, 1024, 1024, false}, {"conv3x3 64ch 56x56", 64, 3136, 576, true},
       {"conv3x3 256ch 14x14", 256, 196, 2304, true}, {"linear 128x256->1024", 128, 1024, 256, false},
   };
+  bench::print_cpu();
+  const bench::FmaPeak peak = bench::measure_fma_peak();
+  bench::print_fma_peak(peak);
   std::printf("micro-kernel: %s\n", gm::kMicroKernelIsa);
   for (const Shape &s : shapes) {
     std::vector<float> a(size_t(s.m * s.k)), b(size_t(s.k * s.n)), c(size_t(s.m * s.n));
@@ -69,8 +77,12 @@ int main(int argc, char **argv) {
       times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     }
     const double t = median(times);
-    std::printf("%-22s M=%-5lld N=%-5lld K=%-5lld %9.3f ms %7.1f GFLOP/s\n", s.what, (long long)s.m,
-                (long long)s.n, (long long)s.k, t * 1e3, 2.0 * double(s.m * s.n * s.k) / t * 1e-9);
+    const double gflops = 2.0 * double(s.m * s.n * s.k) / t * 1e-9;
+    std::printf("%-22s M=%-5lld N=%-5lld K=%-5lld %9.3f ms %7.1f GFLOP/s", s.what, (long long)s.m,
+                (long long)s.n, (long long)s.k, t * 1e3, gflops);
+    if (peak.best() > 0)
+      std::printf(" %5.1f%% of peak", 100 * gflops / peak.best());
+    std::printf("\n");
   }
   return 0;
 }

@@ -43,7 +43,10 @@ LogicalResult mlir::tract::emitCpp(ModuleOp module, const EmitOptions &options, 
                      commentSafe(options.modelName), commentSafe(pm.producer), pm.opset);
   src += fmt::format("// Target: {}. Arena: {} bytes. Weights: {} bytes. Kernels: {}.\n\n",
                      options.target, pm.arenaBytes, pm.weights.size(), pm.kernels.size());
-  src += fmt::format("#include \"{}\"\n\n#include \"tract/rt/all.h\"\n\n#include <cstring>\n\n",
+  // The runtime and the kernels between optimize_push.h and optimize_pop.h
+  // compile as at -O3 under GCC whatever the build's level (the header says why).
+  src += fmt::format("#include \"{}\"\n\n#include \"tract/rt/optimize_push.h\"\n\n"
+                     "#include \"tract/rt/all.h\"\n\n#include <cstring>\n\n",
                      options.headerName);
   src += fmt::format("static_assert(tract::rt::kAbiVersion == {}, \"tract runtime ABI mismatch\");\n",
                      kRuntimeAbiVersion);
@@ -148,7 +151,7 @@ LogicalResult mlir::tract::emitCpp(ModuleOp module, const EmitOptions &options, 
   src += fmt::format("int {0}_run(const void *const *inputs, void *const *outputs, void *arena) {{\n"
                      "  return {0}_run_threads(inputs, outputs, arena, nullptr, nullptr, 1);\n}}\n\n",
                      P);
-  src += "} // extern \"C\"\n";
+  src += "} // extern \"C\"\n\n#include \"tract/rt/optimize_pop.h\"\n";
 
   std::vector<std::pair<std::string, std::string>> vars = commonTemplateVars(pm, options);
   vars.insert(vars.end(), {

@@ -1,0 +1,19 @@
+// tract runtime: the kernels' optimisation level, raised under GCC.
+//
+// Generated code includes this first and tract/rt/optimize_pop.h after its
+// last kernel. Firmware builds use -O2 or -Os, and there GCC 12 vectorises a
+// loop only when its trip count is a known multiple of the vector width (its
+// "very cheap" cost model) and inlines little: the kernels' loops take their
+// counts at run time, so MobileNetV2 ran 7x slower at -O2 than at -O3
+// (42 ms against 6). Between push and pop every function is compiled as at
+// -O3, whatever the build's level; the model's code grows by a few hundred
+// KB at most (the weights, usually far larger, do not change). clang
+// vectorises at -O2 without this; -O0 (debug builds) is left alone, and
+// defining TRACT_RT_KEEP_OPT_LEVEL keeps the build's level everywhere.
+//
+// No include guard: each include opens one push_options region.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__OPTIMIZE__) &&                  \
+    !defined(TRACT_RT_KEEP_OPT_LEVEL)
+#pragma GCC push_options
+#pragma GCC optimize("O3")
+#endif
