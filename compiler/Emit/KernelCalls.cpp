@@ -619,7 +619,7 @@ LogicalResult mlir::tract::buildKernelCall(Operation *op, KernelCall &call) {
             four(result.getShape().drop_front(2)), four(p.getKernelShape()), four(p.getStrides()),
             four(p.getDilations()), four(pads.take_front(spatial)), four(padEnd),
             includePad ? "true" : "false"));
-        b.line(std::is_same_v<decltype(p), AvgPoolOp> ? "tract::rt::avg_pool(in0, out0, p);"
+        b.line(std::is_same_v<decltype(p), AvgPoolOp> ? "tract::rt::avg_pool(in0, out0, p, par);"
                                                        : "tract::rt::max_pool(in0, out0, p, par);");
         call.flops = n * product(p.getKernelShape());
         return success();

@@ -52,7 +52,7 @@ std::string convParamsDecl(const ::tract::rt::ConvParams &p, llvm::StringRef nam
 /// or the depthwise conv (tract-choose-kernels chose so).
 bool emitsGemm(Operation *top);
 /// Whether `top`'s kernel function takes the `par` thread hook: the GEMM-run
-/// kernels, max pooling and softmax.
+/// kernels, max and average pooling, softmax.
 bool takesParallel(Operation *top);
 /// The GEMM call of `top`, a conv/matmul or a tract.kernel anchored on one,
 /// writing out0; `epilogue` names an epilogue functor in scope (gemm.h).

@@ -1,3 +1,4 @@
+#include "tract/rt/io/thread_pool.h"
 #include "tract/rt/nn/pool_ref.h"
 
 #include "test_util.h"
@@ -108,7 +109,10 @@ std::vector<double> naive_pool(const PoolCase &c, const std::vector<double> &x,
   return y;
 }
 
-void run_case(const PoolCase &c, Kind kind, uint64_t seed) {
+// `threads` > 1: max and average pools split their planes over a pool.
+void run_case(const PoolCase &c, Kind kind, uint64_t seed, int threads = 1) {
+  rt::ThreadPool pool(threads);
+  const rt::Parallel par{threads > 1 ? rt::ThreadPool::parallel_for : nullptr, &pool, threads};
   const Shape out = pool_out(c);
   const auto xd = random_vec<double>(size_t(c.bc * numel(c.in)), seed);
   const std::vector<float> x(xd.begin(), xd.end());
@@ -117,10 +121,10 @@ void run_case(const PoolCase &c, Kind kind, uint64_t seed) {
   const rt::PoolParams p = params(c, out);
   switch (kind) {
   case Kind::Max:
-    rt::max_pool(x.data(), y.data(), p);
+    rt::max_pool(x.data(), y.data(), p, par);
     break;
   case Kind::Avg:
-    rt::avg_pool(x.data(), y.data(), p);
+    rt::avg_pool(x.data(), y.data(), p, par);
     break;
   case Kind::Lp1:
     rt::lp_pool(x.data(), y.data(), p, 1);
@@ -215,6 +219,30 @@ TEST(Pool, NamedShapes) {
             false,
             true},
            Kind::Avg, 6);
+}
+
+// Float 1-d and 2-d average pools run avg_pool_rows_floats (the random
+// cases above take it too, for their 1-d and 2-d shapes): the shapes of
+// Inception-v3 (3x3 stride 1 pad 1 over 35x35, padding counted),
+// DenseNet's transitions (2x2 stride 2), GoogLeNet-style ceil mode with
+// padding excluded, a dilated window, a stride 3 that skips input columns,
+// windows past the end of the row; split over 2 and 3 threads too. Rows
+// wider than the staged row take the reference walk.
+TEST(Pool, AverageRows) {
+  const PoolCase cases[] = {
+      {2, 6, {35, 35}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}, false, true},
+      {2, 6, {35, 35}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}, false, false},
+      {2, 5, {56, 56}, {2, 2}, {2, 2}, {1, 1}, {0, 0}, {0, 0}, false, false},
+      {2, 4, {28, 27}, {3, 3}, {2, 2}, {1, 1}, {0, 0}, {0, 0}, true, false},
+      {2, 3, {17, 19}, {3, 3}, {1, 3}, {2, 2}, {2, 2}, {1, 2}, false, true},
+      {2, 3, {16, 31}, {2, 3}, {2, 3}, {1, 1}, {1, 0}, {1, 2}, true, false},
+      {1, 4, {200}, {5}, {1}, {1}, {2}, {2}, false, false},
+      {2, 2, {3, 700}, {2, 3}, {1, 2}, {1, 1}, {0, 1}, {0, 1}, false, true},
+  };
+  uint64_t seed = 100;
+  for (const PoolCase &c : cases)
+    for (int threads : {1, 2, 3})
+      run_case(c, Kind::Avg, seed++, threads);
 }
 
 TEST(Pool, HandComputed) {
