@@ -6,14 +6,17 @@
 // "very cheap" cost model) and inlines little: the kernels' loops take their
 // counts at run time, so MobileNetV2 ran 7x slower at -O2 than at -O3
 // (42 ms against 6). Between push and pop every function is compiled as at
-// -O3, whatever the build's level; the model's code grows by a few hundred
-// KB at most (the weights, usually far larger, do not change). clang
+// -O3, whatever the build's level; the model's code grows by tens to a few
+// hundred KB (the weights, usually far larger, do not change). Only where
+// there are vector units (SSE2 and up, NEON): a microcontroller's -Os build
+// (Cortex-M) has nothing to vectorise and every byte of flash counts. clang
 // vectorises at -O2 without this; -O0 (debug builds) is left alone, and
 // defining TRACT_RT_KEEP_OPT_LEVEL keeps the build's level everywhere.
 //
 // No include guard: each include opens one push_options region.
 #if defined(__GNUC__) && !defined(__clang__) && defined(__OPTIMIZE__) &&                  \
-    !defined(TRACT_RT_KEEP_OPT_LEVEL)
+    (defined(__SSE2__) || defined(__ARM_NEON)) && !defined(TRACT_RT_KEEP_OPT_LEVEL)
 #pragma GCC push_options
 #pragma GCC optimize("O3")
+#define TRACT_RT_RAISED_OPT_LEVEL 1 // optimize_pop.h closes the region
 #endif
