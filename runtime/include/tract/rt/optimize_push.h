@@ -10,12 +10,15 @@
 // hundred KB (the weights, usually far larger, do not change). Only where
 // there are vector units (SSE2 and up, NEON): a microcontroller's -Os build
 // (Cortex-M) has nothing to vectorise and every byte of flash counts. clang
-// vectorises at -O2 without this; -O0 (debug builds) is left alone, and
-// defining TRACT_RT_KEEP_OPT_LEVEL keeps the build's level everywhere.
+// vectorises at -O2 without this. Debug builds keep their level: -O0, and
+// AddressSanitizer builds (GCC at -O3 with ASan and UBSan instrumentation
+// compiled SqueezeNet for over ten minutes). Defining
+// TRACT_RT_KEEP_OPT_LEVEL keeps the build's level everywhere.
 //
 // No include guard: each include opens one push_options region.
 #if defined(__GNUC__) && !defined(__clang__) && defined(__OPTIMIZE__) &&                  \
-    (defined(__SSE2__) || defined(__ARM_NEON)) && !defined(TRACT_RT_KEEP_OPT_LEVEL)
+    (defined(__SSE2__) || defined(__ARM_NEON)) && !defined(__SANITIZE_ADDRESS__) &&        \
+    !defined(TRACT_RT_KEEP_OPT_LEVEL)
 #pragma GCC push_options
 #pragma GCC optimize("O3")
 #define TRACT_RT_RAISED_OPT_LEVEL 1 // optimize_pop.h closes the region
