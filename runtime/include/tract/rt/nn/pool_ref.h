@@ -111,6 +111,29 @@ inline int64_t tap_count(const int64_t *klo, const int64_t *khi) {
 
 namespace detail {
 
+// A 1-d or 2-d pool (pool4 puts the spatial dims last): the row kernels'.
+inline bool is_rows_pool(const Pool4 &q) {
+  return q.ker[0] == 1 && q.ker[1] == 1 && q.in[0] == 1 && q.in[1] == 1 && q.out[0] == 1 &&
+         q.out[1] == 1;
+}
+
+// Tasks a pool over `planes` planes is split into: a pooling layer is
+// memory-bound, so `work` counts compares or adds at a quarter of a GEMM's.
+inline int64_t pool_tasks(const Parallel &par, int64_t planes, int64_t work) {
+  return par.parallel_for && work >= kMinParallelWork ? min_(par.threads, planes) : 1;
+}
+
+// Calls f(input row) for each row of output row oh's window that lies
+// inside the plane xp (a row of a rows pool).
+template <class T, class F>
+inline void for_window_rows(const Pool4 &q, const T *xp, int64_t oh, F &&f) {
+  for (int64_t kh = 0; kh < q.ker[2]; ++kh) {
+    const int64_t ih = oh * q.st[2] + kh * q.dil[2] - q.pb[2];
+    if (ih >= 0 && ih < q.in[2])
+      f(xp + ih * q.in[3]);
+  }
+}
+
 // row[ow] = max(row[ow], src[ow * stride + off]) for ow in [lo, hi), with
 // strides 1 and 2 as constants so the loop vectorises.
 template <int64_t kStride, class T>
@@ -147,15 +170,11 @@ template <class T> void max_pool_rows(const T *x, T *y, const Pool4 &q, int64_t 
       if (two_pass)
         for (int64_t iw = 0; iw < iw_n; ++iw)
           folded[iw] = lowest_or_neg_inf<T>();
-      for (int64_t kh = 0; kh < q.ker[2]; ++kh) {
-        const int64_t ih = oh * q.st[2] + kh * q.dil[2] - q.pb[2];
-        if (ih < 0 || ih >= q.in[2])
-          continue;
-        const T *in = xp + ih * iw_n;
+      for_window_rows(q, xp, oh, [&](const T *in) {
         if (two_pass) {
           for (int64_t iw = 0; iw < iw_n; ++iw)
             folded[iw] = folded[iw] < in[iw] ? in[iw] : folded[iw];
-          continue;
+          return;
         }
         for (int64_t kw = 0; kw < q.ker[3]; ++kw) {
           const int64_t off = kw * q.dil[3] - q.pb[3];
@@ -163,7 +182,7 @@ template <class T> void max_pool_rows(const T *x, T *y, const Pool4 &q, int64_t 
           tap_range(ow_n, iw_n, sw, off, &lo, &hi);
           max_fold_strided<0>(row, in, off, sw, lo, hi);
         }
-      }
+      });
       if (!two_pass)
         continue;
       for (int64_t kw = 0; kw < q.ker[3]; ++kw) {
@@ -224,11 +243,7 @@ inline void max_pool_rows_floats(const float *x, float *y, const Pool4 &q, int64
     const float *xp = x + bc * q.in_plane;
     for (int64_t oh = 0; oh < q.out[2]; ++oh) {
       int64_t n = 0;
-      for (int64_t kh = 0; kh < q.ker[2]; ++kh) {
-        const int64_t ih = oh * q.st[2] + kh * q.dil[2] - q.pb[2];
-        if (ih >= 0 && ih < q.in[2])
-          rows[n++] = xp + ih * iw_n;
-      }
+      for_window_rows(q, xp, oh, [&](const float *in) { rows[n++] = in; });
       // The window rows' max, stored once (a window all padding: -inf).
       for (int64_t iw = 0;; iw += 16) {
         iw = iw < iw_n - 16 ? iw : iw_n - 16;
@@ -326,17 +341,13 @@ inline void avg_pool_rows_floats(const float *x, float *y, const Pool4 &q, int64
     const float *xp = x + bc * q.in_plane;
     for (int64_t oh = 0; oh < q.out[2]; ++oh) {
       int64_t n = 0;
-      for (int64_t kh = 0; kh < q.ker[2]; ++kh) {
-        const int64_t ih = oh * q.st[2] + kh * q.dil[2] - q.pb[2];
-        if (ih < 0 || ih >= q.in[2])
-          continue;
-        const float *in = xp + ih * iw_n;
+      for_window_rows(q, xp, oh, [&](const float *in) {
         if (n++ == 0)
           std::memcpy(row, in, sizeof(float) * static_cast<size_t>(iw_n));
         else
           for (int64_t iw = 0; iw < iw_n; ++iw)
             row[iw] += in[iw];
-      }
+      });
       if (n == 0)
         for (int64_t iw = 0; iw < iw_n; ++iw)
           row[iw] = 0.0f;
@@ -372,10 +383,8 @@ void max_pool(const T *x, T *y, const PoolParams &p, const Parallel &par = Paral
   const detail::Pool4 q = detail::pool4(p);
   const int64_t planes = p.batch_channels;
   const int64_t work = 4 * planes * q.out_plane * q.ker[0] * q.ker[1] * q.ker[2] * q.ker[3];
-  const int64_t tasks =
-      par.parallel_for && work >= kMinParallelWork ? detail::min_(par.threads, planes) : 1;
-  const bool rows = q.ker[0] == 1 && q.ker[1] == 1 && q.in[0] == 1 && q.in[1] == 1 &&
-                    q.out[0] == 1 && q.out[1] == 1;
+  const int64_t tasks = detail::pool_tasks(par, planes, work);
+  const bool rows = detail::is_rows_pool(q);
   run_tasks(par, tasks, [&](int64_t t) {
     const int64_t b0 = planes * t / tasks, b1 = planes * (t + 1) / tasks;
 #if defined(TRACT_RT_POOL_VECTOR_ROWS)
@@ -464,13 +473,10 @@ template <class T>
 void avg_pool(const T *x, T *y, const PoolParams &p, const Parallel &par = Parallel{}) {
   const detail::Pool4 q = detail::pool4(p);
   if constexpr (std::is_same<T, float>::value) {
-    const bool rows = q.ker[0] == 1 && q.ker[1] == 1 && q.in[0] == 1 && q.in[1] == 1 &&
-                      q.out[0] == 1 && q.out[1] == 1;
-    if (rows && detail::avg_pool_rows_floats_fit(q)) {
+    if (detail::is_rows_pool(q) && detail::avg_pool_rows_floats_fit(q)) {
       const int64_t planes = p.batch_channels;
-      const int64_t work = 4 * planes * q.out_plane * q.ker[2] * q.ker[3];
       const int64_t tasks =
-          par.parallel_for && work >= kMinParallelWork ? detail::min_(par.threads, planes) : 1;
+          detail::pool_tasks(par, planes, 4 * planes * q.out_plane * q.ker[2] * q.ker[3]);
       run_tasks(par, tasks, [&](int64_t t) {
         const int64_t b0 = planes * t / tasks, b1 = planes * (t + 1) / tasks;
         detail::avg_pool_rows_floats(x + b0 * q.in_plane, y + b0 * q.out_plane, q, b1 - b0,
