@@ -36,9 +36,13 @@ double median(std::vector<double> v) {
 
 int main(int argc, char **argv) {
   int runs = 31;
-  for (int i = 1; i + 1 < argc; ++i)
+  const char *only = nullptr; // --only TEXT: the shapes whose name holds TEXT
+  for (int i = 1; i + 1 < argc; ++i) {
     if (!std::strcmp(argv[i], "--runs"))
       runs = std::atoi(argv[i + 1]);
+    if (!std::strcmp(argv[i], "--only"))
+      only = argv[i + 1];
+  }
   const Shape shapes[] = {
       {"square", 256, 256, 256, false},   {"square", 512, 512, 512, false},
       {"square", 1024, 1024, 1024, false}, {"conv3x3 64ch 56x56", 64, 3136, 576, true},
@@ -49,6 +53,8 @@ int main(int argc, char **argv) {
   bench::print_fma_peak(peak);
   std::printf("micro-kernel: %s\n", gm::kMicroKernelIsa);
   for (const Shape &s : shapes) {
+    if (only && !std::strstr(s.what, only))
+      continue;
     std::vector<float> a(size_t(s.m * s.k)), b(size_t(s.k * s.n)), c(size_t(s.m * s.n));
     for (size_t i = 0; i < a.size(); ++i)
       a[i] = float(int(i % 7) - 3) * 0.125f;

@@ -54,12 +54,25 @@ constexpr int64_t block_cols(int64_t m, int64_t n, int64_t k) {
   return min64(round_up(min64(n, NC), NR), fit < NR ? NR : fit);
 }
 
+// The depth of gemm()'s K blocks: k split into equal blocks of at most KC.
+constexpr int64_t even_k_block(int64_t k) {
+  return k <= KC ? max64(k, 1) : (k + panels(k, KC) - 1) / panels(k, KC);
+}
+
+// Floats between the B panels a source packs per block (kb rows each): an
+// odd number of cache lines. Panels kb * 64 bytes apart put the same row of
+// every panel in one L1 set when kb is a multiple of 64 (a packing pass
+// writes row p of each panel in turn, and the pair kernel reads two
+// panels): 16 streams on a 12-way set, a third of a 64-channel 56x56
+// conv's time went to packing its B.
+constexpr int64_t packed_panel_stride(int64_t kb) { return (kb | 1) * NR; }
+
 // Scratch floats gemm() needs for the sources that pack per block.
 constexpr int64_t scratch_floats(int64_t m, int64_t n, int64_t k, bool packs_a,
                                  bool packs_b) {
   const int64_t kb = min64(k, KC);
   return (packs_a ? kb * round_up(min64(m, MC), MR) : 0) +
-         (packs_b ? kb * block_cols(m, n, k) : 0);
+         (packs_b ? panels(block_cols(m, n, k), NR) * packed_panel_stride(kb) : 0);
 }
 
 // A(i, p) = a[i * rs + p * cs] into whole-K MR panels (dst: packed_a_floats).
@@ -160,29 +173,31 @@ struct StridedB {
   StridedB cols_from(int64_t j0) const { return {b + j0 * cs, rs, cs}; }
   Panels block(int64_t j0, int64_t nb, int64_t k0, int64_t kb, float *dst) const {
     const float *src = b + k0 * rs + j0 * cs;
+    const int64_t stride = packed_panel_stride(kb);
     if (cs != 1) {
-      pack_b(src, rs, cs, kb, nb, dst);
-      return {dst, kb * NR};
+      for (int64_t jp = 0; jp < nb; jp += NR)
+        pack_b(src + jp * cs, rs, cs, kb, min64(NR, nb - jp), dst + (jp / NR) * stride);
+      return {dst, stride};
     }
-    // Rows of B are contiguous: read them in order (one stream), each
-    // panel row a plain copy; the zero columns of a last partial panel first.
-    if (nb % NR != 0) {
-      float *last = dst + (nb / NR) * kb * NR;
-      for (int64_t p = 0; p < kb; ++p)
-        for (int64_t j = nb % NR; j < NR; ++j)
-          last[p * NR + j] = 0.0f;
+    // Rows of B are contiguous: each panel row is a plain copy, panel by
+    // panel (each panel's rows written in order); the zero columns of a
+    // last partial panel first.
+    const int64_t whole = nb / NR * NR;
+    for (int64_t jp = 0; jp < whole; jp += NR) {
+      float *d = dst + (jp / NR) * stride;
+      for (int64_t p = 0; p < kb; ++p) // a fixed-size memcpy: one vector move
+        std::memcpy(d + p * NR, src + p * rs + jp, sizeof(float) * NR);
     }
-    for (int64_t p = 0; p < kb; ++p) {
-      const float *row = src + p * rs;
-      float *d = dst + p * NR;
-      int64_t jp = 0;
-      for (; jp + NR <= nb; jp += NR, d += kb * NR)
-        for (int64_t j = 0; j < NR; ++j) // a fixed-size copy: one vector move
-          d[j] = row[jp + j];
-      if (jp < nb)
-        std::memcpy(d, row + jp, sizeof(float) * static_cast<size_t>(nb - jp));
+    if (whole < nb) {
+      float *d = dst + (whole / NR) * stride;
+      for (int64_t p = 0; p < kb; ++p) {
+        for (int64_t j = nb - whole; j < NR; ++j)
+          d[p * NR + j] = 0.0f;
+        std::memcpy(d + p * NR, src + p * rs + whole,
+                    sizeof(float) * static_cast<size_t>(nb - whole));
+      }
     }
-    return {dst, kb * NR};
+    return {dst, stride};
   }
 };
 
@@ -261,9 +276,12 @@ void gemm(int64_t m, int64_t n, int64_t k, const ASrc &a, const BSrc &b,
   const int64_t nc =
       BSrc::kPacks ? block_cols(m, n, k) : (BSrc::kBlockCols ? min64(all, NC) : all);
   float *b_scratch = scratch;
-  float *a_scratch = scratch + (BSrc::kPacks ? min64(k, KC) * nc : 0);
+  float *a_scratch =
+      scratch + (BSrc::kPacks ? panels(nc, NR) * packed_panel_stride(min64(k, KC)) : 0);
   alignas(64) float tile[MR * NR];
-  const int64_t kcb = ASrc::kWholeK ? max64(k, 1) : KC;
+  // K blocks of equal depth, at most KC (576 = 288 + 288, not 512 + 64: a
+  // short last block runs short kernels and reads all of C back for little).
+  const int64_t kcb = ASrc::kWholeK ? max64(k, 1) : even_k_block(k);
   for (int64_t jc = 0; jc < n; jc += nc) {
     const int64_t nb = min64(nc, n - jc);
     for (int64_t kc = 0; kc < k || kc == 0; kc += kcb) {

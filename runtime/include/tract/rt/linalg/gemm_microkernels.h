@@ -83,6 +83,11 @@ inline void micro_kernel_pair(int64_t kb, const float *a, const float *b, int64_
     c[i][0] = c[i][1] = _mm512_setzero_ps();
   for (int64_t p = 0; p < kb; ++p, a += MR, b += ldb) {
     const __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + bstride);
+    // B streams from L2 (the A sliver stays in L1): ask for it 8 rows
+    // ahead (square GEMMs 63 -> 69% of the FMA peak on a Sapphire Rapids
+    // class Xeon, whose hardware prefetch kept up on Zen 4 without).
+    _mm_prefetch(reinterpret_cast<const char *>(b + 8 * ldb), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char *>(b + bstride + 8 * ldb), _MM_HINT_T0);
     TRACT_UNROLL(8)
     for (int i = 0; i < MR; ++i) {
       const __m512 av = _mm512_set1_ps(a[i]);

@@ -57,18 +57,19 @@ struct Im2colB {
       block_2d(j0, nb, k0, kb, dst);
     else
       block_nd(j0, nb, k0, kb, dst);
-    return {dst, kb * NR};
+    return {dst, packed_panel_stride(kb)};
   }
 
 private:
-  // Slot s of a B row (pixel j0 + s) lives at row[(s / NR) * kb * NR + s % NR].
+  // Slot s of a B row (pixel j0 + s) lives at row[(s / NR) * stride + s % NR]
+  // (stride: packed_panel_stride(kb)).
   // Whole panels (16 slots from a panel's start) are a loop of constant trip
   // count, which the compiler turns into a few vector loads and shuffles.
   template <class Value>
-  static void put(float *row, int64_t kb, int64_t s, int64_t n, Value value) {
+  static void put(float *row, int64_t stride, int64_t s, int64_t n, Value value) {
     while (n > 0) {
       const int64_t lane = s % NR;
-      float *d = row + (s / NR) * kb * NR + lane;
+      float *d = row + (s / NR) * stride + lane;
       if (lane == 0 && n >= NR) {
         value.whole_panel(d);
         value.advance(NR);
@@ -114,6 +115,8 @@ private:
     // Every other float of src[0..30] (compilers scalarise the plain loop):
     // two overlapping 16-float loads, one two-source shuffle.
     void whole_panel(float *d) const {
+      if (kStride == 1) // one vector move (an element loop: 16 scalar ones)
+        return void(std::memcpy(d, src, sizeof(float) * NR));
       if (kStride != 2)
         return ValueBase<FixedStride<kStride>>::whole_panel(d);
       typedef float v16 __attribute__((vector_size(64)));
@@ -126,14 +129,14 @@ private:
     }
 #endif
   };
-  void put_run(float *row, int64_t kb, int64_t s, int64_t n, const float *src,
+  void put_run(float *row, int64_t panel_stride, int64_t s, int64_t n, const float *src,
                int64_t stride) const {
     if (stride == 1)
-      put(row, kb, s, n, FixedStride<1>(src));
+      put(row, panel_stride, s, n, FixedStride<1>(src));
     else if (stride == 2)
-      put(row, kb, s, n, FixedStride<2>(src));
+      put(row, panel_stride, s, n, FixedStride<2>(src));
     else
-      put(row, kb, s, n, Strided(src, stride));
+      put(row, panel_stride, s, n, Strided(src, stride));
   }
 
   // 1-d and 2-d convs: per tap, each output row of the block is a run of
@@ -147,6 +150,7 @@ private:
     const int64_t oh_n = g.out[2], ow_n = g.out[3], ih_n = g.in[2], iw_n = g.in[3];
     const int64_t kvol = g.ker[2] * g.ker[3];
     const int64_t padded = round_up(nb, NR);
+    const int64_t pstride = packed_panel_stride(kb);
     int64_t row_lo[kCachedTapCols], row_hi[kCachedTapCols];
     const bool cached = g.ker[3] <= kCachedTapCols;
     for (int64_t kw = 0; cached && kw < g.ker[3]; ++kw) {
@@ -162,7 +166,7 @@ private:
         const int64_t seg = min64(ow_n - ow, nb - s);
         const int64_t ih = oh * g.st[2] + kh * g.dil[2] - g.pad[2];
         if (oh >= oh_n || ih < 0 || ih >= ih_n) {
-          put(row, kb, s, seg, Zeros{});
+          put(row, pstride, s, seg, Zeros{});
         } else {
           // iw = iw0 + t * stride for t in [0, seg); in bounds for t in [lo, hi).
           const int64_t iw0 = ow * g.st[3] + kw * g.dil[3] - g.pad[3];
@@ -179,15 +183,15 @@ private:
           // into the arena after the scratch.
           lo = min64(lo, seg);
           hi = min64(max64(hi, lo), seg);
-          put(row, kb, s, lo, Zeros{});
-          put_run(row, kb, s + lo, hi - lo, plane + ih * iw_n + iw0 + lo * g.st[3], g.st[3]);
-          put(row, kb, s + hi, seg - hi, Zeros{});
+          put(row, pstride, s, lo, Zeros{});
+          put_run(row, pstride, s + lo, hi - lo, plane + ih * iw_n + iw0 + lo * g.st[3], g.st[3]);
+          put(row, pstride, s + hi, seg - hi, Zeros{});
         }
         s += seg;
         ow = 0;
         ++oh;
       }
-      put(row, kb, nb, padded - nb, Zeros{});
+      put(row, pstride, nb, padded - nb, Zeros{});
       // The next tap: (c, kh, kw) in row-major order, without divisions.
       if (++kw == g.ker[3]) {
         kw = 0;
@@ -220,7 +224,7 @@ private:
         tap[d] = t % g.ker[d];
         t /= g.ker[d];
       }
-      float *d0 = dst + (jp / NR) * kb * NR;
+      float *d0 = dst + (jp / NR) * packed_panel_stride(kb);
       for (int64_t p = 0; p < kb; ++p, d0 += NR) {
         const float *plane = x + c * g.in_plane;
         int64_t off[4];
