@@ -1,7 +1,8 @@
 // The conv kernels on the layer shapes of the benchmark models, one thread:
 //   - 3x3 stride-1: im2col GEMM vs Winograd F(2x2,3x3) vs F(4x4,3x3), with
 //     the tile size tract-choose-kernels would pick (winograd::choose_tile);
-//   - first convs of ResNet-18, MobileNetV2 and the KWS CNN (im2col GEMM);
+//   - first convs of ResNet-18, MobileNetV2 and the KWS CNN, ResNet-18's
+//     stride-2 convs and 3-d convs (im2col GEMM);
 //   - depthwise 3x3 at strides 1 and 2.
 // Medians of 21 runs. Built and run by bench/run-conv.sh.
 // As generated code does: the runtime at -O3 under GCC whatever the flags.
@@ -77,13 +78,20 @@ void dense_3x3(int64_t c, int64_t h) {
               f4 * 1e6, im2col / f4, winograd::choose_tile(p));
 }
 
-// A network's first conv (few input channels, so K is small and the im2col
-// gather is as much work as the GEMM): packed weights, like the compiler's.
-void stem(const char *name, const ConvParams &p) {
+// A conv on the im2col GEMM with packed weights, like the compiler's: a
+// network's first conv (few input channels, so K is small and the im2col
+// gather is as much work as the GEMM), strided convs onto small maps, 3-d
+// convs.
+void im2col_conv(const char *name, const ConvParams &p) {
   const int64_t cin = p.in_channels, cout = p.out_channels;
-  const int64_t k = cin * p.kernel[0] * p.kernel[1];
-  std::vector<float> x(size_t(cin * p.in_size[0] * p.in_size[1]), 0.5f), w(size_t(cout * k), 0.01f);
-  std::vector<float> y(size_t(cout * p.out_size[0] * p.out_size[1]));
+  int64_t k = cin, in_plane = 1, out_plane = 1;
+  for (int d = 0; d < p.spatial_rank; ++d) {
+    k *= p.kernel[d];
+    in_plane *= p.in_size[d];
+    out_plane *= p.out_size[d];
+  }
+  std::vector<float> x(size_t(cin * in_plane), 0.5f), w(size_t(cout * k), 0.01f);
+  std::vector<float> y(size_t(cout * out_plane));
   std::vector<float> packed(size_t(gemm::packed_conv_weight_floats(cout, 1, k)));
   gemm::pack_conv_weights(w.data(), cout, 1, k, packed.data());
   std::vector<float> scratch(size_t(gemm::conv_scratch_floats(p, true)));
@@ -91,7 +99,7 @@ void stem(const char *name, const ConvParams &p) {
     gemm::conv_gemm(x.data(), packed.data(), true, nullptr, y.data(), p, gemm::NoEpilogue{},
                     scratch.data());
   });
-  const double flop = 2.0 * double(cout * k * p.out_size[0] * p.out_size[1]);
+  const double flop = 2.0 * double(cout * k * out_plane);
   std::printf("| %s | %.0f us | %.0f GFLOP/s", name, s * 1e6, flop / s * 1e-9);
   print_of_peak(flop / s * 1e-9);
   std::printf(" |\n");
@@ -123,15 +131,25 @@ int main() {
   for (const auto &d : dense)
     dense_3x3(d[0], d[1]);
   std::printf("\n| stem conv (im2col GEMM) | time | GFLOP/s |\n|---|---|---|\n");
-  stem("ResNet-18 7x7 s2, 3 -> 64 ch, 224x224",
+  im2col_conv("ResNet-18 7x7 s2, 3 -> 64 ch, 224x224",
        {2, 1, 3, 64, 1, {224, 224, 0, 0}, {112, 112, 0, 0}, {7, 7, 0, 0}, {2, 2, 0, 0},
         {1, 1, 0, 0}, {3, 3, 0, 0}});
-  stem("MobileNetV2 3x3 s2, 3 -> 32 ch, 224x224",
+  im2col_conv("MobileNetV2 3x3 s2, 3 -> 32 ch, 224x224",
        {2, 1, 3, 32, 1, {224, 224, 0, 0}, {112, 112, 0, 0}, {3, 3, 0, 0}, {2, 2, 0, 0},
         {1, 1, 0, 0}, {1, 1, 0, 0}});
-  stem("KWS 9x3 s(2,1), 1 -> 64 ch, 49x10",
+  im2col_conv("KWS 9x3 s(2,1), 1 -> 64 ch, 49x10",
        {2, 1, 1, 64, 1, {49, 10, 0, 0}, {25, 10, 0, 0}, {9, 3, 0, 0}, {2, 1, 0, 0},
         {1, 1, 0, 0}, {4, 1, 0, 0}});
+  std::printf("\n| strided and 3-d convs (im2col GEMM) | time | GFLOP/s |\n|---|---|---|\n");
+  im2col_conv("ResNet-18 3x3 s2, 64 -> 128 ch, 56x56 -> 28x28", square(64, 128, 1, 56, 2));
+  im2col_conv("ResNet-18 3x3 s2, 128 -> 256 ch, 28x28 -> 14x14", square(128, 256, 1, 28, 2));
+  im2col_conv("ResNet-18 3x3 s2, 256 -> 512 ch, 14x14 -> 7x7", square(256, 512, 1, 14, 2));
+  im2col_conv("R3D 3x3x3, 64 -> 64 ch, 8x28x28",
+              {3, 1, 64, 64, 1, {8, 28, 28, 0}, {8, 28, 28, 0}, {3, 3, 3, 0}, {1, 1, 1, 0},
+               {1, 1, 1, 0}, {1, 1, 1, 0}});
+  im2col_conv("R3D 3x3x3 s2, 128 -> 256 ch, 4x14x14 -> 2x7x7",
+              {3, 1, 128, 256, 1, {4, 14, 14, 0}, {2, 7, 7, 0}, {3, 3, 3, 0}, {2, 2, 2, 0},
+               {1, 1, 1, 0}, {1, 1, 1, 0}});
   std::printf("\n| depthwise conv (MobileNetV2 shapes) | time | per channel |\n|---|---|---|\n");
   const int64_t dw[][3] = {{32, 112, 1}, {96, 112, 2}, {144, 56, 1}, {144, 56, 2},
                            {384, 14, 1}, {576, 14, 2}, {960, 7, 1}};

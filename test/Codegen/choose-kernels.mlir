@@ -3,26 +3,27 @@
 
 // A 3x3 conv: im2col blocks into scratch, weights packed. K = 4*9 = 36 rows
 // of B; a block of all 64 pixels (36*64 floats) would outgrow the 8x64
-// output, so blocks are one 16-column panel: 36*16 floats.
+// output, so blocks are one 16-column panel of 36 rows, padded to 37 (an odd
+// number of cache lines, gemm::packed_panel_stride): 37*16 floats.
 // A 1x1 stride-1 conv with few output channels reads its input in place as
 // B: no scratch (64 columns, whole panels). A depthwise conv has its own kernel, its
 // scratch in 16-channel lanes: 9 tap weights, the bias, 3 staged rows and a
 // zero row of 10 pixels (8 outputs, 2 taps of padding), one output row of 8
 // pixels: 16 x 58 floats.
 // CHECK-LABEL: func @convs
-// CHECK: tract.conv {{.*}}tract.algorithm = "im2col_gemm", tract.packed_weights, tract.scratch_bytes = 2304 : i64
+// CHECK: tract.conv {{.*}}tract.algorithm = "im2col_gemm", tract.packed_weights, tract.scratch_bytes = 2368 : i64
 // CHECK: tract.conv {{.*}}tract.algorithm = "gemm_pointwise", tract.packed_weights, tract.scratch_bytes = 0 : i64
 // CHECK: tract.conv {{.*}}tract.algorithm = "depthwise"
 // CHECK-SAME: tract.scratch_bytes = 3712 : i64
 // A scratch buffer lives only while its conv runs, beside that conv's input
-// and output: the 3x3 conv's scratch (2304 bytes) below its output, whose
+// and output: the 3x3 conv's scratch (2368 bytes) below its output, whose
 // place the pointwise conv's output takes (its reader's scratch is dead);
 // the depthwise conv writes the function's result, so the peak is its input
 // (2048 bytes) and its scratch (3712) above it: 5760 bytes, the least any
 // plan can do (definition order finds it, largest first needed 6400).
 // PLAN-LABEL: func @convs
 // PLAN-SAME: tract.arena_bytes = 5760
-// PLAN: tract.conv {{.*}}tract.arena_offsets = array<i64: 2304>{{.*}}tract.scratch_offset = 0
+// PLAN: tract.conv {{.*}}tract.arena_offsets = array<i64: 2368>{{.*}}tract.scratch_offset = 0
 // PLAN: tract.conv {{.*}}tract.arena_offsets = array<i64: 0>
 // PLAN-NOT: scratch_offset
 // PLAN-SAME: : (tensor<1x8x8x8xf32>, tensor<8x8x1x1xf32>)
@@ -105,11 +106,12 @@ func.func @v1_chain(%x: tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32> {
 // -----
 
 // Pointwise convs: more than 8 row panels (72 output channels) on fewer
-// than 64 pixels (7x7) pack B per block (8 rows x 64 columns of scratch);
+// than 64 pixels (7x7) pack B per block (4 panels of 8 rows, each padded to
+// 9: 4 x 9 x 16 floats of scratch);
 // few row panels read B in place, with no scratch, down to a last partial
 // panel of 9 columns (5x5 = 25 pixels: 16 + 9; two narrow kernels read it).
 // CHECK-LABEL: func @pointwise
-// CHECK: tract.conv {{.*}}tract.algorithm = "gemm_pointwise", tract.packed_weights, tract.scratch_bytes = 2048 : i64
+// CHECK: tract.conv {{.*}}tract.algorithm = "gemm_pointwise", tract.packed_weights, tract.scratch_bytes = 2304 : i64
 // CHECK: tract.conv {{.*}}tract.algorithm = "gemm_pointwise", tract.packed_weights, tract.scratch_bytes = 0 : i64
 func.func @pointwise(%x: tensor<1x8x7x7xf32>, %y: tensor<1x8x5x5xf32>) -> (tensor<1x72x7x7xf32>, tensor<1x8x5x5xf32>) {
   %w = tract.const dense<0.5> : tensor<72x8x1x1xf32>
@@ -144,10 +146,11 @@ func.func @winograd(%x: tensor<1x16x16x16xf32>, %y: tensor<1x512x7x7xf32>) -> (t
 
 // A constant right operand is packed at compile time and only A takes
 // scratch (K = 32 rows of one 8-row panel); two activations are both packed
-// per block; integer matmuls keep the reference kernel.
+// per block (B: one panel of 32 rows padded to 33); integer matmuls keep the
+// reference kernel.
 // CHECK-LABEL: func @matmuls
 // CHECK: tract.matmul {{.*}}tract.algorithm = "gemm", tract.packed_weights, tract.scratch_bytes = 1024 : i64
-// CHECK: tract.matmul {{.*}}tract.algorithm = "gemm", tract.scratch_bytes = 3072 : i64
+// CHECK: tract.matmul {{.*}}tract.algorithm = "gemm", tract.scratch_bytes = 3136 : i64
 // CHECK-NOT: tract.packed_weights
 // CHECK: tract.matmul
 // CHECK-NOT: tract.algorithm

@@ -206,7 +206,7 @@ TEST(Gemm, BatchedMatmulWithPackedAndBroadcastOperands) {
 struct ConvGeom {
   int rank;
   int64_t batch, cin, cout, groups;
-  int64_t in[2], ker[2], st[2], dil[2], pad[2];
+  int64_t in[3], ker[3], st[3], dil[3], pad[3]; // rank 1 and 2 leave the last ones 0
 };
 
 rt::ConvParams params(const ConvGeom &g) {
@@ -273,11 +273,22 @@ TEST(ConvGemm, MatchesReferenceConv) {
       {2, 1, 48, 64, 1, {9, 9}, {5, 5}, {1, 1}, {1, 1}, {2, 2}},
       {2, 1, 4, 8, 1, {9, 9}, {5, 5}, {1, 1}, {1, 1}, {2, 2}},
       {2, 1, 3, 8, 1, {7, 5}, {7, 7}, {1, 1}, {1, 1}, {3, 3}},
+      // Short rows and 3-d kernels gather B through per-block masks
+      // (Im2colB::block_gather): a stride-2 conv onto 7x7 with K over KC,
+      // a map of 800 pixels in rows of 20 (four column blocks, the last
+      // partial), groups, 3-d with padding, strides and dilations.
+      {2, 1, 64, 24, 1, {14, 14}, {3, 3}, {2, 2}, {1, 1}, {1, 1}},
+      {2, 1, 8, 16, 1, {40, 20}, {3, 3}, {1, 1}, {2, 2}, {2, 2}},
+      {2, 2, 8, 12, 2, {10, 9}, {3, 3}, {2, 1}, {1, 1}, {1, 0}},
+      {3, 1, 4, 6, 1, {4, 6, 5}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+      {3, 2, 5, 7, 1, {7, 9, 6}, {3, 2, 3}, {2, 1, 2}, {2, 1, 1}, {2, 0, 1}},
+      {3, 1, 2, 9, 1, {3, 40, 9}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}},
   };
   for (const ConvGeom &g : cases) {
     const rt::ConvParams p = params(g);
-    SCOPED_TRACE(::testing::Message() << "cin " << g.cin << " cout " << g.cout << " ker "
-                                      << g.ker[0] << " groups " << g.groups);
+    SCOPED_TRACE(::testing::Message() << "rank " << g.rank << " cin " << g.cin << " cout "
+                                      << g.cout << " ker " << g.ker[0] << " in " << g.in[0]
+                                      << "x" << g.in[1] << " groups " << g.groups);
     const int64_t k = g.cin / g.groups * std::get<2>(volumes(p));
     const ConvData d = reference_conv(p, 8);
     const auto &x = d.x, &w = d.w, &bias = d.bias;
@@ -841,11 +852,14 @@ TEST(Parallel, KernelsSplitOverTasksMatchSerial) {
     // A 3x3 conv (im2col views start mid-image) and a depthwise conv.
     // (Big enough to be split: see kMinParallelWork.)
     const rt::ConvParams conv = params({2, 2, 16, 24, 1, {40, 38}, {3, 3}, {1, 1}, {1, 1}, {1, 1}});
+    // Rows 20 wide: B gathered through masks, column views mid-image.
+    const rt::ConvParams conv_short =
+        params({2, 2, 16, 24, 1, {30, 20}, {3, 3}, {1, 1}, {1, 1}, {1, 1}});
     // Depthwise convs split by output rows, blocks cut mid-image (40
     // channels: a partial block).
     const rt::ConvParams dw = params({2, 2, 32, 32, 32, {64, 62}, {3, 3}, {2, 2}, {1, 1}, {1, 1}});
     const rt::ConvParams dw40 = params({2, 1, 40, 40, 40, {50, 47}, {3, 3}, {1, 1}, {1, 1}, {1, 1}});
-    for (const rt::ConvParams &p : {conv, dw, dw40}) {
+    for (const rt::ConvParams &p : {conv, conv_short, dw, dw40}) {
       const bool depthwise = rt::conv_is_depthwise(p);
       const int64_t k = p.in_channels / p.groups * 9;
       const auto x = random_floats(size_t(p.batch * p.in_channels * p.in_size[0] * p.in_size[1]), 23);
