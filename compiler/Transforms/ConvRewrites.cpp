@@ -5,6 +5,7 @@
 // w'[o] = w[o] * a[o], bias'[o] = bias[o] * a[o] + b[o] (after a matmul, the
 // scale folds into the weight columns and the shift stays for the epilogue).
 // A Pad before a conv or pool becomes its own padding where the values agree.
+// Kernel taps that read only padding are dropped.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Transforms/DeclutterPatterns.h"
@@ -156,6 +157,113 @@ struct PadInto : OpRewritePattern<Op> {
   }
 };
 
+// The kernel taps [first, last] of one spatial axis that read the input for
+// some output position (the others read padding only); nullopt when none does.
+std::optional<std::pair<int64_t, int64_t>> liveTaps(int64_t in, int64_t out, int64_t kernel,
+                                                    int64_t stride, int64_t dilation,
+                                                    int64_t padBegin) {
+  std::optional<std::pair<int64_t, int64_t>> live;
+  for (int64_t t = 0; t < kernel; ++t) {
+    // Output o reads o * stride + t * dilation - padBegin: the first o whose
+    // position is >= 0, then whether that one is < in.
+    const int64_t at0 = t * dilation - padBegin;
+    const int64_t o = at0 >= 0 ? 0 : (-at0 + stride - 1) / stride;
+    if (o >= out || o * stride + at0 >= in)
+      continue;
+    if (!live)
+      live = std::make_pair(t, t);
+    live->second = t;
+  }
+  return live;
+}
+
+// A conv whose kernel has taps that read only padding, at every output
+// position (DeepLabV3's ASPP: 3x3 convs dilated by 12, 24 and 36 over a 4x4
+// map, where only the centre tap meets the input), keeps only the taps
+// between the first and last live one of each axis, its begin pads moved in
+// by the taps dropped (a 3x3 of which only the centre is live becomes a 1x1
+// without pads: a pointwise GEMM, not nine taps of zeros through im2col).
+// Exact: a dropped tap adds weight * 0. An axis is left whole when trimming
+// it would need a negative pad (a crop).
+struct ConvDeadTaps : OpRewritePattern<ConvOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConvOp op, PatternRewriter &rewriter) const override {
+    auto inType = dyn_cast<RankedTensorType>(op.getInput().getType());
+    RankedTensorType wType = tensorType(op.getWeight());
+    if (!inType || !inType.hasStaticShape() || !op.getType().hasStaticShape() || !wType ||
+        !wType.hasStaticShape() || !op.getWeight().getDefiningOp<ConstOp>())
+      return rewriter.notifyMatchFailure(op, "shapes not static or weights not constant");
+    const int64_t spatial = inType.getRank() - 2;
+    ArrayRef<int64_t> strides = op.getStrides(), dilations = op.getDilations(),
+                      pads = op.getPads();
+    if (spatial < 1 || (int64_t)strides.size() != spatial ||
+        (int64_t)dilations.size() != spatial || (int64_t)pads.size() != 2 * spatial)
+      return rewriter.notifyMatchFailure(op, "attributes do not match the rank");
+    SmallVector<int64_t> first(spatial), kept(spatial), newPads(pads);
+    bool trims = false;
+    for (int64_t d = 0; d < spatial; ++d) {
+      const int64_t in = inType.getDimSize(2 + d), out = op.getType().getDimSize(2 + d);
+      const int64_t k = wType.getDimSize(2 + d);
+      first[d] = 0;
+      kept[d] = k;
+      auto live = liveTaps(in, out, k, strides[d], dilations[d], pads[d]);
+      if (!live || (live->first == 0 && live->second == k - 1))
+        continue; // all live, or none (the output is the bias: left alone)
+      const int64_t n = live->second - live->first + 1;
+      const int64_t begin = pads[d] - live->first * dilations[d];
+      // The end pad that keeps the output size.
+      const int64_t end = (out - 1) * strides[d] + (n - 1) * dilations[d] + 1 - in - begin;
+      if (begin < 0 || end < 0)
+        continue;
+      first[d] = live->first;
+      kept[d] = n;
+      newPads[d] = begin;
+      newPads[spatial + d] = end;
+      trims = true;
+    }
+    if (!trims)
+      return rewriter.notifyMatchFailure(op, "every tap reads the input somewhere");
+    auto w = floatConstant(op.getWeight());
+    if (!w)
+      return rewriter.notifyMatchFailure(op, "weights are not f32/f64 constants");
+    // Copy the kept window of each [out, in/group] kernel.
+    SmallVector<int64_t> newShape(wType.getShape());
+    int64_t oldVol = 1, newVol = 1;
+    for (int64_t d = 0; d < spatial; ++d) {
+      oldVol *= wType.getDimSize(2 + d);
+      newVol *= kept[d];
+      newShape[2 + d] = kept[d];
+    }
+    const int64_t kernels = wType.getDimSize(0) * wType.getDimSize(1);
+    SmallVector<double> trimmed(kernels * newVol);
+    for (int64_t kn = 0; kn < kernels; ++kn)
+      for (int64_t i = 0; i < newVol; ++i) {
+        // i's position in the kept window, as a flat index into the old one.
+        int64_t rest = i, flat = 0, scale = 1;
+        for (int64_t d = spatial - 1; d >= 0; --d) {
+          flat += (rest % kept[d] + first[d]) * scale;
+          rest /= kept[d];
+          scale *= wType.getDimSize(2 + d);
+        }
+        trimmed[kn * newVol + i] = (*w)[kn * oldVol + flat];
+      }
+    auto newType = RankedTensorType::get(newShape, wType.getElementType());
+    Value weight = createFloatConstant(rewriter, op.getLoc(), newType, trimmed);
+    // One tap left on an axis: its dilation means nothing, and 1 lets the
+    // kernel choice see a plain 1x1 conv.
+    SmallVector<int64_t> newDilations(dilations);
+    for (int64_t d = 0; d < spatial; ++d)
+      if (kept[d] == 1)
+        newDilations[d] = 1;
+    rewriter.modifyOpInPlace(op, [&] {
+      op.getWeightMutable().assign(weight);
+      op.setPadsAttr(rewriter.getDenseI64ArrayAttr(newPads));
+      op.setDilationsAttr(rewriter.getDenseI64ArrayAttr(newDilations));
+    });
+    return success();
+  }
+};
+
 // matmul(a, w) * c ==> matmul(a, w * c) with w a constant matrix and c a
 // constant per output column (BatchNorm1d after a Linear).
 struct MatMulTimesPerColumn : OpRewritePattern<MulOp> {
@@ -195,7 +303,7 @@ struct MatMulTimesPerColumn : OpRewritePattern<MulOp> {
 
 void populateConvDeclutter(RewritePatternSet &patterns) {
   patterns.add<ConvTimesPerChannel, ConvPlusPerChannel, PadInto<ConvOp>, PadInto<AvgPoolOp>,
-               PadInto<MaxPoolOp>, MatMulTimesPerColumn>(patterns.getContext());
+               PadInto<MaxPoolOp>, ConvDeadTaps, MatMulTimesPerColumn>(patterns.getContext());
 }
 
 } // namespace mlir::tract

@@ -1,6 +1,7 @@
 // RUN: tract-opt %s --split-input-file --tract-declutter | FileCheck %s
 // BatchNormalization's per-channel scale and shift, and zero pads, folded
-// into convolutions (ConvRewrites.cpp).
+// into convolutions; kernel taps that read only padding dropped
+// (ConvRewrites.cpp).
 
 // conv * a + b with a = [2, 3], b = [1, -1] per channel: weights and bias
 // absorb them.
@@ -57,6 +58,49 @@ func.func @pad_into_conv_nofold(%x: tensor<1x1x3x3xf32>) -> tensor<1x1x5x5xf32> 
   %0 = tract.pad %x {pads = array<i64: 0, 0, 1, 1, 0, 0, 1, 1>, mode = "reflect"} : tensor<1x1x3x3xf32> -> tensor<1x1x5x5xf32>
   %1 = tract.conv %0, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1} : (tensor<1x1x5x5xf32>, tensor<1x1x1x1xf32>) -> tensor<1x1x5x5xf32>
   return %1 : tensor<1x1x5x5xf32>
+}
+
+// -----
+
+// DeepLabV3's ASPP: a 3x3 conv dilated by 12 over a 4x4 map reads the input
+// with its centre tap only; the eight others meet padding everywhere and go:
+// a 1x1 conv without pads (and its dilation 1).
+// CHECK-LABEL: func @dead_taps_fold
+// CHECK: %[[W:.+]] = tract.const dense<{{.*}}> : tensor<3x2x1x1xf32>
+// CHECK: tract.conv %arg0, %[[W]] {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>}
+func.func @dead_taps_fold(%x: tensor<1x2x4x4xf32>) -> tensor<1x3x4x4xf32> {
+  %w = tract.const dense<1.0> : tensor<3x2x3x3xf32>
+  %0 = tract.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 12, 12>, pads = array<i64: 12, 12, 12, 12>, group = 1} : (tensor<1x2x4x4xf32>, tensor<3x2x3x3xf32>) -> tensor<1x3x4x4xf32>
+  return %0 : tensor<1x3x4x4xf32>
+}
+
+// -----
+
+// A 3x3 "same" conv over a single row: its top and bottom taps read padding
+// only; the kept middle row is w[..][1][..] (4, 5, 6), the width untouched.
+// CHECK-LABEL: func @dead_taps_one_axis_fold
+// CHECK: %[[W:.+]] = tract.const dense<{{\[\[\[}}[4.000000e+00, 5.000000e+00, 6.000000e+00]]]]> : tensor<1x1x1x3xf32>
+// CHECK: tract.conv %arg0, %[[W]] {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 1, 0, 1>, strides = array<i64: 1, 1>}
+func.func @dead_taps_one_axis_fold(%x: tensor<1x1x1x8xf32>) -> tensor<1x1x1x8xf32> {
+  %w = tract.const dense<[[[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]]]]> : tensor<1x1x3x3xf32>
+  %0 = tract.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1} : (tensor<1x1x1x8xf32>, tensor<1x1x3x3xf32>) -> tensor<1x1x1x8xf32>
+  return %0 : tensor<1x1x1x8xf32>
+}
+
+// -----
+
+// Every tap of a 3x3 "same" conv over 4x4 reads the input somewhere; and a
+// dilated 1-d conv whose only live tap (the middle one) would need a begin
+// pad of -1 (a crop) keeps its three taps.
+// CHECK-LABEL: func @dead_taps_nofold
+// CHECK: tract.conv %arg0, %{{.*}} {{{.*}}pads = array<i64: 1, 1, 1, 1>{{.*}}} : (tensor<1x1x4x4xf32>, tensor<1x1x3x3xf32>)
+// CHECK: tract.conv %arg1, %{{.*}} {{{.*}}pads = array<i64: 2, 1>{{.*}}} : (tensor<1x1x4xf32>, tensor<1x1x3xf32>)
+func.func @dead_taps_nofold(%x: tensor<1x1x4x4xf32>, %y: tensor<1x1x4xf32>) -> (tensor<1x1x4x4xf32>, tensor<1x1x1xf32>) {
+  %w = tract.const dense<1.0> : tensor<1x1x3x3xf32>
+  %v = tract.const dense<1.0> : tensor<1x1x3xf32>
+  %0 = tract.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1} : (tensor<1x1x4x4xf32>, tensor<1x1x3x3xf32>) -> tensor<1x1x4x4xf32>
+  %1 = tract.conv %y, %v {strides = array<i64: 1>, dilations = array<i64: 3>, pads = array<i64: 2, 1>, group = 1} : (tensor<1x1x4xf32>, tensor<1x1x3xf32>) -> tensor<1x1x1xf32>
+  return %0, %1 : tensor<1x1x4x4xf32>, tensor<1x1x1xf32>
 }
 
 // -----
