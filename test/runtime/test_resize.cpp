@@ -678,3 +678,42 @@ TEST(Resize, DegenerateParametersStayInBounds) {
   rt::resize(static_cast<const float *>(nullptr), y, p);
   EXPECT_EQ(std::vector<float>(y, y + 6), std::vector<float>(6, 0.f));
 }
+
+// Float resizes of the last two axes take the per-plane path (column taps
+// once per chunk, row taps once per row): over 2 x 3 planes and a width
+// past one 64-column chunk, every mode matches the double walk to float
+// rounding; an infinity beside a tap of weight zero (2x linear,
+// align_corners: every other output lands on an input) stays out of the
+// sums, as in the reference.
+TEST(Resize, PlanesOfTheLastTwoAxesMatchTheDoubleWalk) {
+  const Shape in = {2, 3, 5, 37};
+  for (ResizeMode m : {ResizeMode::Nearest, ResizeMode::Linear, ResizeMode::Cubic})
+    for (ResizeCoord c : {ResizeCoord::HalfPixel, ResizeCoord::AlignCorners,
+                          ResizeCoord::Asymmetric, ResizeCoord::PytorchHalfPixel}) {
+      auto p = base_params(m, c, ResizeNearest::RoundPreferFloor, in);
+      set_sizes(p, {2, 3, 9, 71});
+      const int64_t nx = rt::num_elements(p.in_shape, 4), ny = rt::num_elements(p.out_shape, 4);
+      std::vector<float> xf(static_cast<size_t>(nx)), yf(static_cast<size_t>(ny));
+      std::vector<double> xd(static_cast<size_t>(nx)), yd(static_cast<size_t>(ny));
+      for (int64_t i = 0; i < nx; ++i)
+        xd[size_t(i)] = xf[size_t(i)] = float((i * 37) % 101) / 16.0f - 3.0f;
+      rt::resize(xf.data(), yf.data(), p);
+      rt::resize(xd.data(), yd.data(), p);
+      for (int64_t i = 0; i < ny; ++i)
+        ASSERT_NEAR(yf[size_t(i)], yd[size_t(i)], 1e-5 * (1.0 + std::fabs(yd[size_t(i)])))
+            << "mode " << int(m) << " coord " << int(c) << " at " << i;
+    }
+  const float inf = std::numeric_limits<float>::infinity();
+  auto p = base_params(ResizeMode::Linear, ResizeCoord::AlignCorners, ResizeNearest::Floor,
+                       {1, 1, 2, 3});
+  set_sizes(p, {1, 1, 3, 5});
+  const float x[6] = {1, 2, inf, 4, 5, 6};
+  float y[15];
+  rt::resize(x, y, p);
+  EXPECT_EQ(y[0], 1.f); // row 0 reads input row 0 alone, column 0 alone
+  EXPECT_EQ(y[1], 1.5f);
+  EXPECT_EQ(y[2], 2.f);
+  EXPECT_EQ(y[10], 4.f); // row 2: input row 1 alone
+  EXPECT_EQ(y[12], 5.f);
+  EXPECT_EQ(y[3], inf);
+}

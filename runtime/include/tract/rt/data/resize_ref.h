@@ -262,6 +262,104 @@ template <class T> inline T resize_store(double v) {
     return float_to_int<T>(std::nearbyint(v));
 }
 
+// Float resizes of the last two axes only (every leading axis kept as it
+// is): segmentation and detection heads upsampling N x C maps. The taps of
+// a chunk of up to kResizeCols output columns are computed once for all
+// planes and rows, a row's taps once per row, and each output is a sum of
+// NY x NX weighted inputs in float (the reference walk recomputed the
+// column's taps in double for every output: a 4x bilinear upsampling of a
+// 21-channel 16x16 map took 0.32 ms of DeepLabV3's 1.9). Results differ from
+// the reference's double sums by float rounding. False (nothing written)
+// for any other resize.
+constexpr int64_t kResizeCols = 64;
+
+template <int NY, int NX>
+inline void resize_plane_rows(const float *x, float *y, const ResizeParams &p,
+                              const ResizeAxis &ax_y, int64_t planes, int64_t c0,
+                              int64_t cols, const int32_t (&xoff)[4][kResizeCols],
+                              const float (&xw)[4][kResizeCols]) {
+  const int rank = p.rank;
+  const int64_t ih = p.in_shape[rank - 2], iw = p.in_shape[rank - 1];
+  const int64_t oh = p.out_shape[rank - 2], ow = p.out_shape[rank - 1];
+  for (int64_t oy = 0; oy < oh; ++oy) {
+    ResizeTaps ty;
+    resize_taps(p, ax_y, oy, &ty);
+    for (int64_t pl = 0; pl < planes; ++pl) {
+      const float *plane = x + pl * ih * iw;
+      float *out = y + (pl * oh + oy) * ow + c0;
+      if (NX == 1) { // nearest: a copy of the selected element
+        const float *row = plane + ty.off[0];
+        for (int64_t j = 0; j < cols; ++j)
+          out[j] = row[xoff[0][j]];
+        continue;
+      }
+      for (int64_t j = 0; j < cols; ++j)
+        out[j] = 0.0f;
+      // As the reference: taps of weight zero are skipped, not multiplied
+      // (0 * inf would be NaN).
+      for (int ky = 0; ky < ty.n && ky < NY; ++ky) {
+        const float *row = plane + ty.off[ky];
+        const float wy = static_cast<float>(ty.c[ky]);
+        for (int64_t j = 0; j < cols; ++j) {
+          float r = 0.0f;
+          for (int kx = 0; kx < NX; ++kx)
+            r += xw[kx][j] != 0.0f ? xw[kx][j] * row[xoff[kx][j]] : 0.0f;
+          out[j] += wy * r;
+        }
+      }
+    }
+  }
+}
+
+inline bool resize_planes_floats(const float *x, float *y, const ResizeParams &p) {
+  const int rank = p.rank;
+  if (rank < 2 || p.coord == ResizeCoord::TfCropAndResize ||
+      p.in_shape[rank - 1] > (int64_t(1) << 30))
+    return false;
+  int64_t xs[kMaxRank] = {};
+  contiguous_strides(p.in_shape, rank, xs);
+  int64_t planes = 1;
+  for (int d = 0; d < rank - 2; ++d) {
+    // A kept axis: each output coordinate reads its own input one, weight 1.
+    if (p.in_shape[d] != p.out_shape[d])
+      return false;
+    ResizeAxis a;
+    resize_axis_setup(p, d, xs[d], &a);
+    for (int64_t i = 0; i < p.out_shape[d]; ++i) {
+      ResizeTaps t;
+      resize_taps(p, a, i, &t);
+      if (t.n != 1 || t.c[0] != 1.0 || t.off[0] != i * xs[d])
+        return false;
+    }
+    planes *= p.out_shape[d];
+  }
+  ResizeAxis ax_y, ax_x;
+  resize_axis_setup(p, rank - 2, xs[rank - 2], &ax_y);
+  resize_axis_setup(p, rank - 1, 1, &ax_x);
+  const int taps = p.mode == ResizeMode::Nearest ? 1 : p.mode == ResizeMode::Linear ? 2 : 4;
+  const int64_t ow = p.out_shape[rank - 1];
+  for (int64_t c0 = 0; c0 < ow; c0 += kResizeCols) {
+    const int64_t cols = min_(kResizeCols, ow - c0);
+    int32_t xoff[4][kResizeCols] = {};
+    float xw[4][kResizeCols] = {};
+    for (int64_t j = 0; j < cols; ++j) {
+      ResizeTaps t;
+      resize_taps(p, ax_x, c0 + j, &t);
+      for (int k = 0; k < t.n; ++k) {
+        xoff[k][j] = static_cast<int32_t>(t.off[k]);
+        xw[k][j] = static_cast<float>(t.c[k]);
+      }
+    }
+    if (taps == 1)
+      resize_plane_rows<1, 1>(x, y, p, ax_y, planes, c0, cols, xoff, xw);
+    else if (taps == 2)
+      resize_plane_rows<2, 2>(x, y, p, ax_y, planes, c0, cols, xoff, xw);
+    else
+      resize_plane_rows<4, 4>(x, y, p, ax_y, planes, c0, cols, xoff, xw);
+  }
+  return true;
+}
+
 } // namespace detail
 
 // y (p.out_shape) = x (p.in_shape) resized along every axis.
@@ -281,6 +379,9 @@ template <class T> void resize(const T *x, T *y, const ResizeParams &p) {
       return;
     }
   }
+  if constexpr (std::is_same<T, float>::value)
+    if (detail::resize_planes_floats(x, y, p))
+      return;
   int64_t xs[kMaxRank] = {};
   contiguous_strides(p.in_shape, rank, xs);
   detail::ResizeAxis axes[kMaxRank];
