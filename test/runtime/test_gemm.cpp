@@ -283,6 +283,10 @@ TEST(ConvGemm, MatchesReferenceConv) {
       {3, 1, 4, 6, 1, {4, 6, 5}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}},
       {3, 2, 5, 7, 1, {7, 9, 6}, {3, 2, 3}, {2, 1, 2}, {2, 1, 1}, {2, 0, 1}},
       {3, 1, 2, 9, 1, {3, 40, 9}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}},
+      // Pointwise on fewer pixels than a panel: B in place, K not blocked
+      // (9 pixels, K 600 over KC; 12 pixels: two narrow kernels per tile).
+      {2, 1, 600, 40, 1, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {0, 0}},
+      {2, 2, 24, 16, 1, {3, 4}, {1, 1}, {1, 1}, {1, 1}, {0, 0}},
   };
   for (const ConvGeom &g : cases) {
     const rt::ConvParams p = params(g);
@@ -324,8 +328,9 @@ TEST(ConvGemm, MatchesReferenceConv) {
 }
 
 // The B source each pointwise conv gets (the generated code's template
-// argument): with the AVX-512 pair kernel in place from 16 pixels, else in
-// place for few output channels or 64+ pixels.
+// argument): in place below 16 pixels (only narrow kernels), with the
+// AVX-512 pair kernel in place from 16 pixels, else in place for few output
+// channels or 64+ pixels.
 TEST(ConvGemm, PointwiseBSource) {
   auto source = [](int64_t cin, int64_t cout, int64_t hw, bool pair) {
     return gm::conv_b_source(
@@ -334,7 +339,8 @@ TEST(ConvGemm, PointwiseBSource) {
   for (bool pair : {false, true}) {
     EXPECT_EQ(source(960, 64, 7, pair), gm::ConvB::InPlace);  // 8 row panels
     EXPECT_EQ(source(16, 96, 112, pair), gm::ConvB::InPlace); // a wide map
-    EXPECT_EQ(source(64, 64, 3, pair), gm::ConvB::Packed);    // 9 pixels: no whole panel
+    EXPECT_EQ(source(64, 64, 3, pair), gm::ConvB::InPlace);   // 9 pixels: no whole panel
+    EXPECT_EQ(source(2048, 1024, 2, pair), gm::ConvB::InPlace); // ResNeXt's 2x2 map
     EXPECT_EQ(source(32, 16, 112, pair), gm::ConvB::Packed);  // 2 row panels, 12544 pixels
   }
   EXPECT_EQ(source(960, 320, 7, false), gm::ConvB::Packed); // 40 row panels on 49 pixels

@@ -366,6 +366,9 @@ inline void micro_kernel_cols(int64_t kb, const float *a, const float *b, float 
   v8 acc[C] = {};
   for (int64_t p = 0; p < kb; ++p, a += MR, b += ldb) {
     v8 av;
+    // A narrow B (a few pixels) makes this kernel a stream through A, the
+    // weights, often from DRAM: ask for them 1 KB ahead.
+    __builtin_prefetch(a + 256);
     std::memcpy(&av, a, sizeof av);
     TRACT_UNROLL(8)
     for (int j = 0; j < C; ++j)

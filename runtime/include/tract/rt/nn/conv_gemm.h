@@ -383,6 +383,11 @@ constexpr bool pointwise_in_place(int64_t m, int64_t n, int64_t /*k*/,
   // 16x32x12544 projection in the model: 256 -> 209 us packed).
   if (m <= 4 * MR && n >= 4096)
     return false;
+  // Fewer pixels than a panel: every tile is the narrow kernel's, which
+  // reads just its columns of B where they lie (packing would only pad them
+  // with zeros).
+  if (n < NR)
+    return true;
   return n >= NR && (pair_kernel || m <= 8 * MR || n >= 4 * NR);
 }
 
