@@ -183,7 +183,8 @@ std::optional<std::pair<int64_t, int64_t>> liveTaps(int64_t in, int64_t out, int
 // between the first and last live one of each axis, its begin pads moved in
 // by the taps dropped (a 3x3 of which only the centre is live becomes a 1x1
 // without pads: a pointwise GEMM, not nine taps of zeros through im2col).
-// Exact: a dropped tap adds weight * 0. An axis is left whole when trimming
+// Exact for finite weights: a dropped tap added weight * 0. An axis is left
+// whole when trimming
 // it would need a negative pad (a crop).
 struct ConvDeadTaps : OpRewritePattern<ConvOp> {
   using OpRewritePattern::OpRewritePattern;

@@ -283,6 +283,9 @@ TEST(ConvGemm, MatchesReferenceConv) {
       {3, 1, 4, 6, 1, {4, 6, 5}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}},
       {3, 2, 5, 7, 1, {7, 9, 6}, {3, 2, 3}, {2, 1, 2}, {2, 1, 1}, {2, 0, 1}},
       {3, 1, 2, 9, 1, {3, 40, 9}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}},
+      // One input channel: too few rows per block for the masks, the 3-d
+      // conv checks bounds per pixel and tap (Im2colB::block_nd).
+      {3, 1, 1, 4, 1, {4, 5, 6}, {3, 3, 3}, {1, 2, 1}, {1, 1, 2}, {1, 0, 2}},
       // Pointwise on fewer pixels than a panel: B in place, K not blocked
       // (9 pixels, K 600 over KC; 12 pixels: two narrow kernels per tile).
       {2, 1, 600, 40, 1, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {0, 0}},

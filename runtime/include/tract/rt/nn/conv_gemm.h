@@ -278,13 +278,15 @@ private:
       }
     }
   }
-  // The next tap of a kernel in row-major order (back to 0 after the last).
-  static void next_tap(const detail::Conv4 &g, int64_t tap[4]) {
+  // The next tap of a kernel in row-major order, last dim fastest; true
+  // when it wrapped from the last tap back to the first.
+  static bool next_tap(const detail::Conv4 &g, int64_t tap[4]) {
     for (int d = 3; d >= 0; --d) {
       if (++tap[d] < g.ker[d])
-        return;
+        return false;
       tap[d] = 0;
     }
+    return true;
   }
   // d[i] = bit i of mask ? plane[delta + offset[i]] : 0, for the 16 slots
   // of a panel.
@@ -350,14 +352,8 @@ private:
           }
           d0[j] = v;
         }
-        // Next tap (last dim fastest), then next channel.
-        for (int d = 3; d >= 0; --d) {
-          if (++tap[d] < g.ker[d])
-            break;
-          tap[d] = 0;
-          if (d == 0)
-            ++c;
-        }
+        if (next_tap(g, tap)) // past the last tap: the next channel
+          ++c;
       }
     }
   }
@@ -388,7 +384,7 @@ constexpr bool pointwise_in_place(int64_t m, int64_t n, int64_t /*k*/,
   // with zeros).
   if (n < NR)
     return true;
-  return n >= NR && (pair_kernel || m <= 8 * MR || n >= 4 * NR);
+  return pair_kernel || m <= 8 * MR || n >= 4 * NR;
 }
 
 // Where conv_gemm's B panels come from; fixed per conv at compile time.
