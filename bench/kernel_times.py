@@ -53,11 +53,14 @@ def main():
     ap.add_argument("--threads", type=int, default=1, help="the generated main's --threads")
     ap.add_argument("--tractc", default=os.path.join(REPO, "build", "bin", "tractc"))
     ap.add_argument("--cxxflags", default="-O3 -march=native")
+    ap.add_argument("--input-shape", action="append", default=[],
+                    help="passed to tractc (NAME=D0,D1,...): pins a model's dynamic dims")
     args = ap.parse_args()
     work = args.workdir or tempfile.mkdtemp(prefix="kernel_times_")
     os.makedirs(work, exist_ok=True)
     cpp, report = os.path.join(work, "model.cpp"), os.path.join(work, "report.json")
-    subprocess.run([args.tractc, args.model, "-o", cpp, "--main", "--report", report], check=True)
+    subprocess.run([args.tractc, args.model, "-o", cpp, "--main", "--report", report,
+                    *[f"--input-shape={v}" for v in args.input_shape]], check=True)
     with open(cpp) as f:
         src = instrument(f.read())
     with open(os.path.join(work, "timed.cpp"), "w") as f:

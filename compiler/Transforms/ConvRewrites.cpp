@@ -16,27 +16,6 @@
 namespace mlir::tract {
 namespace {
 
-// A conv (f32/f64) that only `user` consumes, with constant weights; and the
-// per-channel constant that is user's other operand.
-struct ConvAndChannels {
-  ConvOp conv;
-  SmallVector<double> perChannel;
-};
-
-std::optional<ConvAndChannels> matchConvThenPerChannel(Operation *user) {
-  for (int side = 0; side < 2; ++side) {
-    auto conv = user->getOperand(side).getDefiningOp<ConvOp>();
-    if (!conv || !conv->hasOneUse() || conv.getType() != user->getResult(0).getType())
-      continue;
-    if (!conv.getWeight().getDefiningOp<ConstOp>())
-      continue;
-    auto c = perChannelConstant(user->getOperand(1 - side), conv.getType());
-    if (c)
-      return ConvAndChannels{conv, std::move(*c)};
-  }
-  return std::nullopt;
-}
-
 // The conv with new weights and bias, located at the conv and `absorbed`.
 ConvOp rebuildConv(PatternRewriter &rewriter, ConvOp conv, Value weight, Value bias,
                    Operation *absorbed) {
@@ -58,7 +37,7 @@ std::optional<SmallVector<double>> biasValues(ConvOp conv) {
 struct ConvTimesPerChannel : OpRewritePattern<MulOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(MulOp op, PatternRewriter &rewriter) const override {
-    auto m = matchConvThenPerChannel(op);
+    auto m = matchConvThenPerChannel<ConvOp>(op);
     if (!m)
       return rewriter.notifyMatchFailure(op, "not conv * per-channel constant");
     ConvOp conv = m->conv;
@@ -89,7 +68,7 @@ struct ConvTimesPerChannel : OpRewritePattern<MulOp> {
 struct ConvPlusPerChannel : OpRewritePattern<AddOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(AddOp op, PatternRewriter &rewriter) const override {
-    auto m = matchConvThenPerChannel(op);
+    auto m = matchConvThenPerChannel<ConvOp>(op);
     if (!m)
       return rewriter.notifyMatchFailure(op, "not conv + per-channel constant");
     ConvOp conv = m->conv;

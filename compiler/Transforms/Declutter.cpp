@@ -21,6 +21,7 @@ struct Declutter : impl::TractDeclutterPassBase<Declutter> {
     populateArithmeticDeclutter(set);
     populateActivationDeclutter(set);
     populateConvDeclutter(set);
+    populateConvTransposeDeclutter(set);
     populateNormDeclutter(set);
     populateLayoutDeclutter(set);
     populateConstantPropagation(set, maxFoldElements);

@@ -20,6 +20,9 @@ void populateActivationDeclutter(RewritePatternSet &patterns);
 /// Per-channel Mul/Add (BatchNormalization) into conv weights and bias;
 /// zero Pad into the conv's pads.
 void populateConvDeclutter(RewritePatternSet &patterns);
+/// Per-channel Mul/Add into transposed convs; a transposed conv as one conv
+/// over its stride phases, interleaved by a transpose and cropped.
+void populateConvTransposeDeclutter(RewritePatternSet &patterns);
 /// LayerNormalization written out (ReduceMean, Sub, Pow, Sqrt, Div, ...),
 /// and Mul/Add by constants after a layer_norm as its scale and bias.
 void populateNormDeclutter(RewritePatternSet &patterns);

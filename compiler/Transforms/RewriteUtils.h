@@ -37,6 +37,29 @@ Value createFloatConstant(PatternRewriter &rewriter, Location loc, RankedTensorT
 /// C per-channel values. nullopt otherwise.
 std::optional<SmallVector<double>> perChannelConstant(Value operand, RankedTensorType out);
 
+/// A conv-like op (ConvOp, ConvTransposeOp) that only `user` consumes, with
+/// constant weights and user's type, and the per-channel values of user's
+/// other operand (a BatchNormalization's scale or shift, a bias Add).
+template <class ConvLike>
+struct ConvThenPerChannel {
+  ConvLike conv;
+  SmallVector<double> perChannel;
+};
+template <class ConvLike>
+std::optional<ConvThenPerChannel<ConvLike>> matchConvThenPerChannel(Operation *user) {
+  if (user->getNumOperands() != 2 || user->getNumResults() != 1)
+    return std::nullopt;
+  for (int side = 0; side < 2; ++side) {
+    auto conv = user->getOperand(side).getDefiningOp<ConvLike>();
+    if (!conv || !conv->hasOneUse() || conv.getType() != user->getResult(0).getType() ||
+        !conv.getWeight().template getDefiningOp<ConstOp>())
+      continue;
+    if (auto c = perChannelConstant(user->getOperand(1 - side), conv.getType()))
+      return ConvThenPerChannel<ConvLike>{conv, std::move(*c)};
+  }
+  return std::nullopt;
+}
+
 /// For a binary op(a, b) one of whose operands is `x`, the other one (null
 /// when neither is `x`).
 Value otherOperand(Operation *binary, Value x);

@@ -27,6 +27,34 @@ std::vector<int32_t> iota_vec(int64_t n) {
 }
 } // namespace
 
+namespace {
+// rt::transpose of x (s) by perm against the index definition.
+template <class T>
+void expect_transposed(const std::vector<T> &x, const Shape &s, const Shape &perm) {
+  const int rank = static_cast<int>(s.size());
+  Shape ys(s.size());
+  for (int i = 0; i < rank; ++i)
+    ys[size_t(i)] = s[size_t(perm[size_t(i)])];
+  std::vector<T> y(x.size());
+  rt::transpose(x.data(), y.data(), s.data(), rank, perm.data());
+  for (int64_t k = 0; k < numel(ys); ++k) {
+    const Shape yi = unravel(k, ys);
+    Shape xi(s.size());
+    for (int i = 0; i < rank; ++i)
+      xi[size_t(perm[size_t(i)])] = yi[size_t(i)];
+    ASSERT_EQ(y[size_t(k)], x[size_t(ravel(xi, s))]) << shape_str(s) << " perm " << shape_str(perm);
+  }
+}
+
+void expect_all_permutations(const Shape &s) {
+  Shape perm(s.size());
+  std::iota(perm.begin(), perm.end(), 0);
+  do
+    expect_transposed(iota_vec(numel(s)), s, perm);
+  while (std::next_permutation(perm.begin(), perm.end()));
+}
+} // namespace
+
 TEST(Transpose, AllPermutationsUpToRank4) {
   Rng r(5);
   static const int64_t dims[] = {1, 2, 3, 4, 5, 7, 9};
@@ -35,45 +63,33 @@ TEST(Transpose, AllPermutationsUpToRank4) {
       Shape s(static_cast<size_t>(rank));
       for (auto &d : s)
         d = dims[r.range(0, 6)];
-      Shape perm(static_cast<size_t>(rank));
-      std::iota(perm.begin(), perm.end(), 0);
-      do {
-        const auto x = iota_vec(numel(s));
-        Shape ys(static_cast<size_t>(rank));
-        for (int i = 0; i < rank; ++i)
-          ys[size_t(i)] = s[size_t(perm[size_t(i)])];
-        std::vector<int32_t> y(size_t(numel(s)));
-        rt::transpose(x.data(), y.data(), s.data(), rank, perm.data());
-        for (int64_t k = 0; k < numel(ys); ++k) {
-          const Shape yi = unravel(k, ys);
-          Shape xi(static_cast<size_t>(rank));
-          for (int i = 0; i < rank; ++i)
-            xi[size_t(perm[size_t(i)])] = yi[size_t(i)];
-          ASSERT_EQ(y[size_t(k)], x[size_t(ravel(xi, s))])
-              << shape_str(s) << " perm " << shape_str(perm);
-        }
-      } while (std::next_permutation(perm.begin(), perm.end()));
+      expect_all_permutations(s);
     }
+}
+
+// Dims past the 16 x 16 tiles of a 2-d transpose, with partial tiles.
+TEST(Transpose, TiledBlocksWithPartialTiles) {
+  expect_all_permutations({37, 20});
+  expect_all_permutations({3, 17, 33});
+  expect_all_permutations({2, 16, 1, 18});
+}
+
+// The interleave a transposed conv's phases end in: [N, C, s1, s2, Q1, Q2]
+// -> [N, C, Q1, s1, Q2, s2] (few rows of y per 2-d transpose), and a 1-d
+// and a 3-d one.
+TEST(Transpose, PhaseInterleaves) {
+  expect_transposed(iota_vec(2 * 3 * 2 * 2 * 5 * 7), {2, 3, 2, 2, 5, 7}, {0, 1, 4, 2, 5, 3});
+  expect_transposed(iota_vec(1 * 4 * 3 * 19), {1, 4, 3, 19}, {0, 1, 3, 2});
+  expect_transposed(iota_vec(2 * 2 * 1 * 2 * 3 * 4 * 5), {2, 2, 1, 2, 3, 4, 5, 1},
+                    {0, 1, 5, 2, 6, 3, 7, 4});
 }
 
 TEST(Transpose, LargeRankAndDoubles) {
   const Shape s = {2, 1, 3, 2, 1, 2, 3};
-  const Shape perm = {6, 0, 5, 1, 4, 2, 3};
   std::vector<double> x(size_t(numel(s)));
   for (size_t i = 0; i < x.size(); ++i)
     x[i] = double(i) * 0.5;
-  Shape ys(7);
-  for (int i = 0; i < 7; ++i)
-    ys[size_t(i)] = s[size_t(perm[size_t(i)])];
-  std::vector<double> y(x.size());
-  rt::transpose(x.data(), y.data(), s.data(), 7, perm.data());
-  for (int64_t k = 0; k < numel(ys); ++k) {
-    const Shape yi = unravel(k, ys);
-    Shape xi(7);
-    for (int i = 0; i < 7; ++i)
-      xi[size_t(perm[size_t(i)])] = yi[size_t(i)];
-    ASSERT_EQ(y[size_t(k)], x[size_t(ravel(xi, s))]);
-  }
+  expect_transposed(x, s, {6, 0, 5, 1, 4, 2, 3});
 }
 
 TEST(Concat, PartsFillColumns) {

@@ -120,6 +120,46 @@ class TextClassifier(nn.Module):
         return self.head(self.enc(self.embed(tokens) + self.pos).mean(dim=1))
 
 
+class DcganGenerator(nn.Module):
+    """A DCGAN-style generator: a latent vector up to a 64 x 64 image by transposed convs
+    (k 4 stride 1, k 4 stride 2 pad 1, and an autoencoder's k 3 stride 2 pad 1
+    output_padding 1), each with BatchNorm and ReLU, then Tanh."""
+
+    def __init__(self):
+        super().__init__()
+        def up(cin, cout, k, s, p, op=0):
+            return [nn.ConvTranspose2d(cin, cout, k, s, p, output_padding=op, bias=False),
+                    nn.BatchNorm2d(cout), nn.ReLU()]
+        self.net = nn.Sequential(*up(64, 128, 4, 1, 0), *up(128, 64, 4, 2, 1),
+                                 *up(64, 32, 4, 2, 1), *up(32, 16, 3, 2, 1, 1),
+                                 nn.ConvTranspose2d(16, 3, 4, 2, 1), nn.Tanh())
+
+    def forward(self, z):
+        return self.net(z)
+
+
+class VocoderUpsampler(nn.Module):
+    """A HiFi-GAN-like 1-d upsampler: mel frames to samples by transposed convs (k 16
+    stride 8 pad 4, k 4 stride 2 pad 1) between dilated residual convs, LeakyReLU."""
+
+    def __init__(self):
+        super().__init__()
+        self.pre = nn.Conv1d(80, 96, 7, padding=3)
+        self.up1 = nn.ConvTranspose1d(96, 48, 16, 8, padding=4)
+        self.res1 = nn.Conv1d(48, 48, 3, dilation=3, padding=3)
+        self.up2 = nn.ConvTranspose1d(48, 24, 4, 2, padding=1)
+        self.res2 = nn.Conv1d(24, 24, 3, dilation=1, padding=1)
+        self.post = nn.Conv1d(24, 1, 7, padding=3)
+        self.act = nn.LeakyReLU(0.1)
+
+    def forward(self, mel):
+        x = self.up1(self.act(self.pre(mel)))
+        x = x + self.res1(self.act(x))
+        x = self.up2(self.act(x))
+        x = x + self.res2(self.act(x))
+        return torch.tanh(self.post(self.act(x)))
+
+
 def tv(name, **kw):
     return lambda: getattr(torchvision.models, name)(weights=None, **kw)
 
@@ -300,6 +340,8 @@ BUILDERS = {
     "transformer_encoder": Encoder,
     "transformer_decoder": Decoder,
     "text_classifier": TextClassifier,
+    "dcgan_generator": DcganGenerator,
+    "vocoder_upsampler": VocoderUpsampler,
 }
 OPSET = {"swin_small_cfg": 14, "transformer_encoder": 14, "transformer_decoder": 14,
          "text_classifier": 14, "vit_small": 14, "convnext_small_cfg": 14,

@@ -135,6 +135,11 @@ TORCH = [
              [Input("tgt", "float32", [1, 8, 64]), Input("memory", "float32", [1, 12, 64])]),
     ZooModel("text_classifier", torch_export("text_classifier"),
              [Input("tokens", "int64", [1, 16], "tokens", 1000)]),
+    # Transposed convs: a GAN generator (2-d) and a vocoder's upsampler (1-d).
+    ZooModel("dcgan_generator", torch_export("dcgan_generator"),
+             [Input("z", "float32", [1, 64, 1, 1])]),
+    ZooModel("vocoder_upsampler", torch_export("vocoder_upsampler"),
+             [Input("mel", "float32", [1, 80, 32])]),
 ]
 
 MODELS = THIRD_PARTY + TORCH

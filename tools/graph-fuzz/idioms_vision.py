@@ -317,28 +317,40 @@ def depth_space(b):
         raise Skip()
 
 
-@idiom(weight=1)
+@idiom(weight=2)
 def conv_transpose(b):
-    x = need(b.pick(lambda t: feature_map(t, (1, 2)) and t.shape[2] <= 16))
+    """ConvTranspose [-> BatchNormalization] [-> activation]: decoders, FPN and
+    segmentation heads, GAN generators (1-d: vocoders). Strides 1 to 3, pads
+    up to k - 1 (deep crops), output_padding, groups."""
+    x = need(b.pick(lambda t: feature_map(t) and max(t.shape[2:]) <= 16))
+    if x.rank == 5 and (b.chance(0.5) or max(x.shape[2:]) > 8):
+        raise Skip()  # 3-D: less often, they are slow to run
     c, spatial = x.shape[1], x.shape[2:]
-    k = [b.choice([2, 3, 4]) for _ in spatial]
-    s = [b.choice([1, 2]) for _ in spatial]
-    group = c if b.chance(0.2) else 1
-    cout = c if group > 1 else b.dim(1, 24)
+    k = [b.choice([1, 2, 3, 4, 5]) for _ in spatial]
+    s = [b.choice([1, 2, 2, 3]) for _ in spatial]
+    r = b.rng.random()
+    group = c if r < 0.15 else (2 if r < 0.3 and c % 2 == 0 else 1)
+    cout = c if group == c else b.dim(1, 24) // group * group or group
     attrs = {"kernel_shape": k, "strides": s}
     if group > 1:
         attrs["group"] = group
     if b.chance(0.5):
-        attrs["pads"] = [int(b.rng.integers(0, kk // 2 + 1)) for kk in k] * 2
+        attrs["pads"] = [int(b.rng.integers(0, kk)) for kk in k] * 2
     if b.chance(0.3):
         attrs["output_padding"] = [int(b.rng.integers(0, ss)) for ss in s]
     w = b.weight([c, cout // group, *k], c // group * int(np.prod(k)))
     args = [x, w]
     if b.chance(0.6):
-        args.append(b.const(np.full(cout, 0.1, F32), "bias", as_node=False))
-    y = b.op1("ConvTranspose", args, mag=x.mag + 0.5, **attrs)
-    if any(d < 1 for d in y.shape):
+        args.append(b.const((b.rng.standard_normal(cout) * 0.1).astype(F32), "bias",
+                            as_node=False))
+    out = [(n - 1) * ss + (kk - 1) + 1 for n, ss, kk in zip(spatial, s, k)]
+    if any(o - 2 * p < 1 for o, p in zip(out, attrs.get("pads", [0] * len(k)))):
         raise Skip()
+    y = b.op1("ConvTranspose", args, mag=x.mag + 0.5, **attrs)
+    if b.chance(0.3):
+        y = batch_norm(b, y)
+    if b.chance(0.4):
+        activation(b, y)
 
 
 @idiom(weight=1)
