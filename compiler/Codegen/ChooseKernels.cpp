@@ -23,6 +23,8 @@
 //     direct reference kernel ("direct").
 //   - then chains of 1x1 -> depthwise -> 1x1 convs keep the tensors between
 //     them in 16-channel lane layout (LaneChains.cpp).
+//   - f32 RoiAlign: on a channels-last copy of its input in scratch
+//     ("channels_last", roi_align_channels_last.h).
 //   - everything else (integers, f64), and ops marked tract.keep_plain (an
 //     optimisation failed on them): the reference kernels, no attribute.
 // A constant is packed only when every user reads it as the same packed
@@ -40,6 +42,7 @@
 #include "tract/rt/nn/conv_gemm.h"
 #include "tract/rt/nn/conv_lanes.h"
 #include "tract/rt/nn/conv_winograd.h"
+#include "tract/rt/nn/roi_align_channels_last.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -118,12 +121,29 @@ bool weightsPackable(Operation *top) {
   return true;
 }
 
+// An f32 RoiAlign reads its input channels-last from scratch (the input
+// transposed once per run; roi_align_channels_last.h).
+void chooseRoiAlign(RoiAlignOp roi, Builder &b) {
+  auto x = typeOf(roi.getInput());
+  if (!x.getElementType().isF32() || !typeOf(roi.getRois()).getElementType().isF32() ||
+      keepsPlainForm(roi) || x.getRank() != 4 || !x.hasStaticShape())
+    return;
+  int64_t floats = ::tract::rt::roi_align_scratch_floats(x.getDimSize(0), x.getDimSize(1),
+                                                         x.getDimSize(2), x.getDimSize(3));
+  roi->setAttr(kAlgorithmAttr, b.getStringAttr("channels_last"));
+  roi->setAttr(kScratchBytesAttr, b.getI64IntegerAttr(floats * 4));
+}
+
 struct ChooseKernels : impl::TractChooseKernelsPassBase<ChooseKernels> {
   using TractChooseKernelsPassBase::TractChooseKernelsPassBase;
 
   void runOnOperation() override {
     Builder b(&getContext());
     for (Operation &top : getOperation().getBody().front()) {
+      if (auto roi = dyn_cast<RoiAlignOp>(&top)) {
+        chooseRoiAlign(roi, b);
+        continue;
+      }
       Operation *anchor = gemmAnchor(&top);
       if (!anchor || !allF32(anchor) || keepsPlainForm(&top))
         continue;

@@ -21,6 +21,8 @@
 //                         | "mean_from_lanes" | "scale_lanes" (on a reduce_mean and a
 //                           mul: a squeeze-and-excitation on a depthwise conv's output
 //                           kept in lane layout, LaneChains.cpp)
+//                         | "channels_last" (on a roi_align: its input transposed
+//                           into scratch, roi_align_channels_last.h)
 //   tract.scratch_bytes   arena scratch the kernel uses while it runs
 //   tract.packed_weights  present when operand 1 arrives packed
 //   tract.scratch_offset  (tract-plan-memory) where the scratch lives

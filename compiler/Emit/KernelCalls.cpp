@@ -917,13 +917,17 @@ LogicalResult mlir::tract::buildKernelCall(Operation *op, KernelCall &call) {
       })
       .Case([&](RoiAlignOp r) {
         auto x = typeOf(r.getInput());
-        b.line(fmt::format("tract::rt::roi_align(in0, in1, in2, out0, {}, {}, {}, {}, {}, {}, {}, "
-                           "{}, {}, {}, {});",
+        auto algorithm = r->getAttrOfType<StringAttr>(kAlgorithmAttr);
+        bool channelsLast = algorithm && algorithm.getValue() == "channels_last";
+        b.line(fmt::format("tract::rt::{}(in0, in1, in2, out0, {}, {}, {}, {}, {}, {}, {}, "
+                           "{}, {}, {}, {}{});",
+                           channelsLast ? "roi_align_channels_last" : "roi_align",
                            x.getDimSize(0), x.getDimSize(1), x.getDimSize(2), x.getDimSize(3),
                            result.getDimSize(0), result.getDimSize(2), result.getDimSize(3),
                            r.getSamplingRatio(),
                            cppLiteral(r.getSpatialScale().convertToFloat(), Float32Type::get(op->getContext())),
-                           r.getMaxMode() ? "true" : "false", r.getHalfPixel() ? "true" : "false"));
+                           r.getMaxMode() ? "true" : "false", r.getHalfPixel() ? "true" : "false",
+                           channelsLast ? ", scratch" : ""));
         call.flops = n * 16;
         return success();
       })

@@ -22,6 +22,7 @@ struct Declutter : impl::TractDeclutterPassBase<Declutter> {
     populateActivationDeclutter(set);
     populateConvDeclutter(set);
     populateConvTransposeDeclutter(set);
+    populateIndexingDeclutter(set);
     populateNormDeclutter(set);
     populateLayoutDeclutter(set);
     populateConstantPropagation(set, maxFoldElements);

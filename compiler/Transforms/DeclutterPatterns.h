@@ -23,6 +23,8 @@ void populateConvDeclutter(RewritePatternSet &patterns);
 /// Per-channel Mul/Add into transposed convs; a transposed conv as one conv
 /// over its stride phases, interleaved by a transpose and cropped.
 void populateConvTransposeDeclutter(RewritePatternSet &patterns);
+/// ScatterElements of whole rows (indices broadcast along a row) as ScatterND.
+void populateIndexingDeclutter(RewritePatternSet &patterns);
 /// LayerNormalization written out (ReduceMean, Sub, Pow, Sqrt, Div, ...),
 /// and Mul/Add by constants after a layer_norm as its scale and bias.
 void populateNormDeclutter(RewritePatternSet &patterns);

@@ -278,3 +278,19 @@ func.func @map_before_depthwise(%x: tensor<1x32x8x8xf32>) -> tensor<1x32x8x8xf32
   %1 = tract.conv %k, %d {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 32} : (tensor<1x32x8x8xf32>, tensor<32x1x3x3xf32>) -> tensor<1x32x8x8xf32>
   return %1 : tensor<1x32x8x8xf32>
 }
+
+// -----
+
+// An f32 RoiAlign reads its input channels-last from scratch: the whole
+// input, 2 x 3 x 5 x 6 floats; an f64 one stays on the reference kernel.
+// CHECK-LABEL: func @roi_align
+// CHECK: tract.roi_align {{.*}}tract.algorithm = "channels_last", tract.scratch_bytes = 720 : i64
+// CHECK: tract.roi_align
+// CHECK-NOT: tract.algorithm
+// CHECK: return
+func.func @roi_align(%x: tensor<2x3x5x6xf32>, %rois: tensor<4x4xf32>, %b: tensor<4xi64>,
+                     %xd: tensor<2x3x5x6xf64>, %roisd: tensor<4x4xf64>) -> (tensor<4x3x2x2xf32>, tensor<4x3x2x2xf64>) {
+  %0 = tract.roi_align %x, %rois, %b {sampling_ratio = 2 : i64, spatial_scale = 1.0 : f32, max_mode = false, half_pixel = true} : (tensor<2x3x5x6xf32>, tensor<4x4xf32>, tensor<4xi64>) -> tensor<4x3x2x2xf32>
+  %1 = tract.roi_align %xd, %roisd, %b {sampling_ratio = 2 : i64, spatial_scale = 1.0 : f32, max_mode = false, half_pixel = true} : (tensor<2x3x5x6xf64>, tensor<4x4xf64>, tensor<4xi64>) -> tensor<4x3x2x2xf64>
+  return %0, %1 : tensor<4x3x2x2xf32>, tensor<4x3x2x2xf64>
+}

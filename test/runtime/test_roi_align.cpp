@@ -1,6 +1,7 @@
 // RoiAlign (nn/roi_align_ref.h) against a naive double-precision reference
 // (bilinear taps evaluated per sample, no precomputation), the ONNX
 // examples from the Debian test data and hand-computed ramps.
+#include "tract/rt/nn/roi_align_channels_last.h"
 #include "tract/rt/nn/roi_align_ref.h"
 
 #include "batch3_debian_cases.h"
@@ -125,6 +126,21 @@ void check_random(const RoiP &p, uint64_t seed, double tol) {
                 p.half_pixel);
   ASSERT_EQ(y.back(), T(555));
   y.pop_back();
+  if constexpr (std::is_same<T, float>::value) {
+    // The channels-last kernel: the reference's results, bit for bit.
+    std::vector<float> scratch(size_t(rt::roi_align_scratch_floats(p.n, p.c, p.h, p.w)) + 1,
+                               555.f);
+    std::vector<float> yc(y.size() + 1, 555.f);
+    rt::roi_align_channels_last(x.data(), rois.data(), bit.data(), yc.data(), p.n, p.c, p.h,
+                                p.w, p.num_rois, p.oh, p.ow, p.ratio, p.scale, p.max_mode,
+                                p.half_pixel, scratch.data());
+    ASSERT_EQ(yc.back(), 555.f);
+    ASSERT_EQ(scratch.back(), 555.f);
+    yc.pop_back();
+    for (size_t i = 0; i < y.size(); ++i)
+      ASSERT_EQ(yc[i], y[i]) << "channels-last at " << i << " c=" << p.c << " out=" << p.oh
+                             << "x" << p.ow << " max=" << p.max_mode;
+  }
   const auto want = naive(p, xr, rr, bi);
   for (size_t i = 0; i < want.size(); ++i)
     ASSERT_TRUE(near(double(y[i]), want[i], tol, tol))
@@ -177,6 +193,20 @@ TEST(RoiAlign, RandomAgainstNaive) {
             check_random<double, int32_t>(p, seed + 99, 1e-10);
             ++seed;
           }
+}
+
+// Channel counts around the channels-last kernel's 64-channel blocks and
+// bin counts past its 64-bin tiles (c = 1 and 2 run above).
+TEST(RoiAlign, ChannelsLastBlocksAndTiles) {
+  uint64_t seed = 500;
+  for (int64_t c : {5, 64, 70, 130})
+    for (bool max_mode : {false, true})
+      for (int64_t ratio : {0, 2}) {
+        const int64_t o = seed % 2 ? 9 : 7; // 81 bins: two tiles
+        const RoiP p{2, c, 10, 13, 5, o, o - 2, ratio, 0.5f, max_mode, seed % 3 == 0};
+        check_random<float, int64_t>(p, seed, 2e-5);
+        ++seed;
+      }
 }
 
 TEST(RoiAlign, HandComputedRamp) {

@@ -212,3 +212,26 @@ def if_computed(b):
     b.op1("If", [cond], then_branch=branch(then_op, "then"), else_branch=branch(else_op, "else"),
           exact=True, mag=x.mag, known=[(x.dtype, list(x.shape))])
 
+
+
+@idiom(weight=1, opsets=(11, 17))
+def scatter_rows(b):
+    """torch's out.scatter_(0, idx.view(-1, 1, ...).expand_as(u), u) (MultiScaleRoIAlign
+    putting each level's rows back): ScatterElements with one index per row of u, distinct
+    rows (a repeated one would make the result depend on the write order), some negative."""
+    u = need(b.pick(lambda t: t.is_float and t.rank >= 2 and 2 <= t.shape[0] <= 32))
+    m, rest = u.shape[0], list(u.shape[1:])
+    rows = m + int(b.rng.integers(0, 4))
+    # Indices computed at run time, as the detector's are (constant ones fold away): the
+    # top m of a fresh input's `rows` values, distinct.
+    v = b.add_input(F32, [rows])
+    _, top = b.op("TopK", [v, b.ints([m], "k")], n_out=2, axis=0, exact=True, live=False)
+    if b.chance(0.3):
+        top = b.op1("Sub", [top, b.ints(np.array(rows), "rows")], exact=True, live=False)
+    i = b.op1("Reshape", [top, b.ints([m] + [1] * len(rest))], exact=True, live=False)
+    e = b.op1("Expand", [i, b.ints(u.shape)], exact=True, live=False)
+    data = b.const(b.rng.standard_normal([rows] + rest).astype(F32), "data", as_node=False)
+    attrs = {"axis": 0}
+    if b.opset >= 16 and b.chance(0.3):
+        attrs["reduction"] = "add"
+    b.op1("ScatterElements", [data, e, u], exact=u.exact, mag=u.mag + 4.0, **attrs)

@@ -40,6 +40,7 @@
 #include "tract/rt/nn/nms_ref.h"
 #include "tract/rt/nn/norm_ref.h"
 #include "tract/rt/nn/pool_ref.h"
+#include "tract/rt/nn/roi_align_channels_last.h"
 #include "tract/rt/nn/roi_align_ref.h"
 #include "tract/rt/nn/softmax_ref.h"
 #include "tract/rt/nn/squeeze_excite_lanes.h"

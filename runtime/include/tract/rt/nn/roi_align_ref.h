@@ -76,6 +76,57 @@ template <class T, class A> inline T roi_from_acc(A v) {
     return float_to_int<T>(static_cast<double>(v));
 }
 
+// Where one roi samples: its batch image (valid = false: the roi's output
+// is zeros), the first sample's corner, the bin sizes, the samples per bin
+// on each axis and the average's divisor.
+template <class A> struct RoiGeometry {
+  bool valid;
+  int64_t batch;
+  A start_h, start_w, bin_h, bin_w;
+  int64_t gh, gw, count;
+  // Sample (iy, ix) of bin (ph, pw).
+  A sample_y(int64_t ph, int64_t iy) const {
+    return start_h + static_cast<A>(ph) * bin_h +
+           (static_cast<A>(iy) + A(0.5)) * bin_h / static_cast<A>(gh);
+  }
+  A sample_x(int64_t pw, int64_t ix) const {
+    return start_w + static_cast<A>(pw) * bin_w +
+           (static_cast<A>(ix) + A(0.5)) * bin_w / static_cast<A>(gw);
+  }
+};
+
+template <class A, class T, class TI>
+inline RoiGeometry<A> roi_geometry(const T *roi, TI batch_index, int64_t n, int64_t h,
+                                   int64_t w, int64_t out_h, int64_t out_w,
+                                   int64_t sampling_ratio, float spatial_scale,
+                                   bool half_pixel) {
+  RoiGeometry<A> g{};
+  if constexpr (std::is_floating_point<TI>::value)
+    g.batch = float_to_int<int64_t>(static_cast<double>(batch_index));
+  else
+    g.batch = static_cast<int64_t>(batch_index);
+  g.valid = g.batch >= 0 && g.batch < n && h > 0 && w > 0;
+  if (!g.valid)
+    return g;
+  const A scale = static_cast<A>(spatial_scale);
+  const A off = half_pixel ? A(0.5) : A(0);
+  g.start_w = static_cast<A>(roi[0]) * scale - off;
+  g.start_h = static_cast<A>(roi[1]) * scale - off;
+  const A end_w = static_cast<A>(roi[2]) * scale - off;
+  const A end_h = static_cast<A>(roi[3]) * scale - off;
+  A roi_w = end_w - g.start_w, roi_h = end_h - g.start_h;
+  if (!half_pixel) {
+    roi_w = roi_w < A(1) ? A(1) : roi_w;
+    roi_h = roi_h < A(1) ? A(1) : roi_h;
+  }
+  g.bin_h = roi_h / static_cast<A>(out_h);
+  g.bin_w = roi_w / static_cast<A>(out_w);
+  g.gh = roi_grid(sampling_ratio, roi_h, out_h);
+  g.gw = roi_grid(sampling_ratio, roi_w, out_w);
+  g.count = g.gh * g.gw > 1 ? g.gh * g.gw : 1;
+  return g;
+}
+
 } // namespace detail
 
 template <class T, class TI>
@@ -90,48 +141,26 @@ void roi_align(const T *x, const T *rois /*[num_rois,4]*/,
     return;
   const int64_t out_plane = out_h * out_w;
   const int64_t in_plane = h * w;
-  const A scale = static_cast<A>(spatial_scale);
-  const A off = half_pixel ? A(0.5) : A(0);
   for (int64_t r = 0; r < num_rois; ++r) {
     T *yr = y + r * c * out_plane;
-    int64_t b;
-    if constexpr (std::is_floating_point<TI>::value)
-      b = detail::float_to_int<int64_t>(static_cast<double>(batch_indices[r]));
-    else
-      b = static_cast<int64_t>(batch_indices[r]);
-    if (b < 0 || b >= n || h <= 0 || w <= 0) {
+    const detail::RoiGeometry<A> g = detail::roi_geometry<A>(
+        rois + 4 * r, batch_indices[r], n, h, w, out_h, out_w, sampling_ratio,
+        spatial_scale, half_pixel);
+    if (!g.valid) {
       for (int64_t i = 0; i < c * out_plane; ++i)
         yr[i] = T(0);
       continue;
     }
-    const T *roi = rois + 4 * r;
-    const A start_w = static_cast<A>(roi[0]) * scale - off;
-    const A start_h = static_cast<A>(roi[1]) * scale - off;
-    const A end_w = static_cast<A>(roi[2]) * scale - off;
-    const A end_h = static_cast<A>(roi[3]) * scale - off;
-    A roi_w = end_w - start_w, roi_h = end_h - start_h;
-    if (!half_pixel) {
-      roi_w = roi_w < A(1) ? A(1) : roi_w;
-      roi_h = roi_h < A(1) ? A(1) : roi_h;
-    }
-    const A bin_h = roi_h / static_cast<A>(out_h);
-    const A bin_w = roi_w / static_cast<A>(out_w);
-    const int64_t gh = detail::roi_grid(sampling_ratio, roi_h, out_h);
-    const int64_t gw = detail::roi_grid(sampling_ratio, roi_w, out_w);
-    const int64_t count = gh * gw > 1 ? gh * gw : 1;
-    const T *xb = x + b * c * in_plane;
+    const int64_t gh = g.gh, gw = g.gw, count = g.count;
+    const T *xb = x + g.batch * c * in_plane;
     for (int64_t ph = 0; ph < out_h; ++ph) {
       for (int64_t pw = 0; pw < out_w; ++pw) {
         const int64_t o = ph * out_w + pw;
         bool first = true;
         for (int64_t iy = 0; iy < gh; ++iy) {
-          const A yy =
-              start_h + static_cast<A>(ph) * bin_h +
-              (static_cast<A>(iy) + A(0.5)) * bin_h / static_cast<A>(gh);
+          const A yy = g.sample_y(ph, iy);
           for (int64_t ix = 0; ix < gw; ++ix) {
-            const A xx =
-                start_w + static_cast<A>(pw) * bin_w +
-                (static_cast<A>(ix) + A(0.5)) * bin_w / static_cast<A>(gw);
+            const A xx = g.sample_x(pw, ix);
             const detail::RoiSample<A> s = detail::roi_sample(yy, xx, h, w);
             for (int64_t ch = 0; ch < c; ++ch) {
               const T *xp = xb + ch * in_plane;
