@@ -24,7 +24,8 @@
 //   - then chains of 1x1 -> depthwise -> 1x1 convs keep the tensors between
 //     them in 16-channel lane layout (LaneChains.cpp).
 //   - f32 RoiAlign: on a channels-last copy of its input in scratch
-//     ("channels_last", roi_align_channels_last.h).
+//     ("channels_last", roi_align_channels_last.h); f32 NonMaxSuppression
+//     on candidates sorted in scratch ("sorted", nms_sorted.h).
 //   - everything else (integers, f64), and ops marked tract.keep_plain (an
 //     optimisation failed on them): the reference kernels, no attribute.
 // A constant is packed only when every user reads it as the same packed
@@ -42,6 +43,7 @@
 #include "tract/rt/nn/conv_gemm.h"
 #include "tract/rt/nn/conv_lanes.h"
 #include "tract/rt/nn/conv_winograd.h"
+#include "tract/rt/nn/nms_sorted.h"
 #include "tract/rt/nn/roi_align_channels_last.h"
 
 #include "mlir/IR/Builders.h"
@@ -49,6 +51,7 @@
 #include <fmt/format.h>
 
 #include <cstring>
+#include <limits>
 
 namespace mlir::tract {
 #define GEN_PASS_DEF_TRACTCHOOSEKERNELSPASS
@@ -134,6 +137,19 @@ void chooseRoiAlign(RoiAlignOp roi, Builder &b) {
   roi->setAttr(kScratchBytesAttr, b.getI64IntegerAttr(floats * 4));
 }
 
+// An f32 NonMaxSuppression sorts each class's candidates in scratch
+// (nms_sorted.h; its indices are 32-bit).
+void chooseNms(NonMaxSuppressionOp nms, Builder &b) {
+  auto boxes = typeOf(nms.getBoxes()), scores = typeOf(nms.getScores());
+  if (!boxes.getElementType().isF32() || !scores.getElementType().isF32() ||
+      keepsPlainForm(nms) || !boxes.hasStaticShape() || boxes.getRank() != 3 ||
+      boxes.getDimSize(1) > std::numeric_limits<int32_t>::max())
+    return;
+  nms->setAttr(kAlgorithmAttr, b.getStringAttr("sorted"));
+  nms->setAttr(kScratchBytesAttr, b.getI64IntegerAttr(
+                                      ::tract::rt::nms_sorted_scratch_floats(boxes.getDimSize(1)) * 4));
+}
+
 struct ChooseKernels : impl::TractChooseKernelsPassBase<ChooseKernels> {
   using TractChooseKernelsPassBase::TractChooseKernelsPassBase;
 
@@ -142,6 +158,10 @@ struct ChooseKernels : impl::TractChooseKernelsPassBase<ChooseKernels> {
     for (Operation &top : getOperation().getBody().front()) {
       if (auto roi = dyn_cast<RoiAlignOp>(&top)) {
         chooseRoiAlign(roi, b);
+        continue;
+      }
+      if (auto nms = dyn_cast<NonMaxSuppressionOp>(&top)) {
+        chooseNms(nms, b);
         continue;
       }
       Operation *anchor = gemmAnchor(&top);

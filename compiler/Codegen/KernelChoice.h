@@ -23,6 +23,8 @@
 //                           kept in lane layout, LaneChains.cpp)
 //                         | "channels_last" (on a roi_align: its input transposed
 //                           into scratch, roi_align_channels_last.h)
+//                         | "sorted" (on a non_max_suppression: candidates sorted in
+//                           scratch, nms_sorted.h)
 //   tract.scratch_bytes   arena scratch the kernel uses while it runs
 //   tract.packed_weights  present when operand 1 arrives packed
 //   tract.scratch_offset  (tract-plan-memory) where the scratch lives

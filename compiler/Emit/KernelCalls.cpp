@@ -937,12 +937,15 @@ LogicalResult mlir::tract::buildKernelCall(Operation *op, KernelCall &call) {
         std::string maxOut = nms.getMaxOutputBoxesPerClass() ? fmt::format("in{}[0]", next++) : "0";
         std::string iou = nms.getIouThreshold() ? fmt::format("in{}[0]", next++) : "0.0f";
         std::string score = nms.getScoreThreshold() ? fmt::format("in{}[0]", next++) : "0.0f";
-        b.line(fmt::format("(void)tract::rt::non_max_suppression(in0, in1, out0, {}, {}, {}, {}, "
-                           "{}, {}, {}, {}, {});",
+        auto algorithm = nms->getAttrOfType<StringAttr>(kAlgorithmAttr);
+        bool sorted = algorithm && algorithm.getValue() == "sorted";
+        b.line(fmt::format("(void)tract::rt::{}(in0, in1, out0, {}, {}, {}, {}, "
+                           "{}, {}, {}, {}, {}{});",
+                           sorted ? "non_max_suppression_sorted" : "non_max_suppression",
                            result.getDimSize(0), scores.getDimSize(0), scores.getDimSize(1),
                            boxes.getDimSize(1), maxOut, iou, score,
                            nms.getScoreThreshold() ? "true" : "false",
-                           nms.getCenterPointBox() ? "true" : "false"));
+                           nms.getCenterPointBox() ? "true" : "false", sorted ? ", scratch" : ""));
         call.flops = scores.getNumElements() * boxes.getDimSize(1);
         return success();
       })

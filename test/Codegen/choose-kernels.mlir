@@ -294,3 +294,14 @@ func.func @roi_align(%x: tensor<2x3x5x6xf32>, %rois: tensor<4x4xf32>, %b: tensor
   %1 = tract.roi_align %xd, %roisd, %b {sampling_ratio = 2 : i64, spatial_scale = 1.0 : f32, max_mode = false, half_pixel = true} : (tensor<2x3x5x6xf64>, tensor<4x4xf64>, tensor<4xi64>) -> tensor<4x3x2x2xf64>
   return %0, %1 : tensor<4x3x2x2xf32>, tensor<4x3x2x2xf64>
 }
+
+// -----
+
+// An f32 NonMaxSuppression sorts its candidates in scratch: 32-bit indices
+// and five columns of kept boxes for 7 boxes, 6 x 7 floats.
+// CHECK-LABEL: func @nms
+// CHECK: tract.non_max_suppression {{.*}}tract.algorithm = "sorted", tract.scratch_bytes = 168 : i64
+func.func @nms(%boxes: tensor<1x7x4xf32>, %scores: tensor<1x2x7xf32>) -> tensor<14x3xi64> {
+  %0 = tract.non_max_suppression %boxes, %scores {center_point_box = false} : (tensor<1x7x4xf32>, tensor<1x2x7xf32>) -> tensor<14x3xi64>
+  return %0 : tensor<14x3xi64>
+}

@@ -3,6 +3,7 @@
 // ONNX examples from the Debian test data, truncation to max_rows and
 // degenerate scores.
 #include "tract/rt/nn/nms_ref.h"
+#include "tract/rt/nn/nms_sorted.h"
 
 #include "batch3_debian_cases.h"
 #include "test_util.h"
@@ -117,6 +118,19 @@ template <class T> void check_random(const NmsP &p, uint64_t seed) {
         << "spatial=" << p.spatial << " classes=" << p.classes
         << " iou=" << p.iou << " thr=" << p.has_thr << ":" << p.score_thr
         << " center=" << p.center << " max_rows=" << max_rows;
+    if constexpr (std::is_same<T, float>::value) {
+      // The sorted kernel: the same rows and count.
+      std::vector<float> scratch(size_t(rt::nms_sorted_scratch_floats(p.spatial)) + 1, 555.f);
+      std::vector<int64_t> sel2(size_t(3 * max_rows) + 1, 12345);
+      const int64_t got2 = rt::non_max_suppression_sorted(
+          boxes.data(), scores.data(), sel2.data(), max_rows, p.batches, p.classes, p.spatial,
+          p.max_per_class, p.iou, p.score_thr, p.has_thr, p.center, scratch.data());
+      ASSERT_EQ(sel2.back(), 12345);
+      ASSERT_EQ(scratch.back(), 555.f);
+      sel2.pop_back();
+      ASSERT_EQ(got2, m);
+      ASSERT_TRUE(all_equal(sel2, w)) << "sorted: spatial=" << p.spatial << " iou=" << p.iou;
+    }
   }
 }
 
@@ -155,6 +169,41 @@ TEST(Nms, RandomAgainstNaive) {
               check_random<double>(p, seed + 1);
             ++seed;
           }
+}
+
+// Hundreds of boxes kept per class (the sorted kernel tests them 32 at a
+// time), scores with ties and NaNs, center boxes: the sorted kernel's rows
+// are the reference's.
+TEST(Nms, SortedMatchesReferenceWithManyKept) {
+  Rng r(77);
+  for (int t = 0; t < 6; ++t) {
+    const int64_t spatial = 300 + t * 37, classes = 1 + t % 2;
+    const bool center = t % 3 == 2;
+    std::vector<float> boxes, scores;
+    for (int64_t i = 0; i < spatial; ++i) {
+      const float a = float(r.uniform(0, 100)), b = float(r.uniform(0, 100));
+      const float h = float(r.uniform(0, 10)), w = float(r.uniform(0, 10));
+      if (center)
+        boxes.insert(boxes.end(), {a, b, w, h});
+      else
+        boxes.insert(boxes.end(), {a, b, a + h, b + w});
+    }
+    for (int64_t i = 0; i < classes * spatial; ++i)
+      scores.push_back(i % 29 == 0 ? NAN : float(r.range(0, 50)) / 50.f);
+    const int64_t rows = classes * spatial;
+    std::vector<int64_t> want(size_t(3 * rows)), got(size_t(3 * rows));
+    std::vector<float> scratch(size_t(rt::nms_sorted_scratch_floats(spatial)));
+    const float iou = t % 2 ? 0.3f : 0.7f;
+    const int64_t n_ref = rt::non_max_suppression(boxes.data(), scores.data(), want.data(), rows,
+                                                  1, classes, spatial, spatial, iou, 0.1f, t > 2,
+                                                  center);
+    const int64_t n = rt::non_max_suppression_sorted(boxes.data(), scores.data(), got.data(),
+                                                     rows, 1, classes, spatial, spatial, iou,
+                                                     0.1f, t > 2, center, scratch.data());
+    EXPECT_GT(n_ref, 64 * classes) << "too few kept to cross the 32-box passes";
+    ASSERT_EQ(n, n_ref);
+    ASSERT_TRUE(all_equal(got, want)) << "case " << t;
+  }
 }
 
 TEST(Nms, DegenerateScoresAndBuffers) {

@@ -38,6 +38,7 @@
 #include "tract/rt/nn/dropout_ref.h"
 #include "tract/rt/nn/max_unpool_ref.h"
 #include "tract/rt/nn/nms_ref.h"
+#include "tract/rt/nn/nms_sorted.h"
 #include "tract/rt/nn/norm_ref.h"
 #include "tract/rt/nn/pool_ref.h"
 #include "tract/rt/nn/roi_align_channels_last.h"
