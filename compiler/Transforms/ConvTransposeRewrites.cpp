@@ -19,7 +19,9 @@
 // Left as they are: dilations other than 1, depthwise transposed convs (one
 // input channel per group: as a conv they would have S output channels per
 // group, which no fast conv kernel takes), non-constant or non-f32/f64
-// weights, and windows that crop more than a kernel's reach at the start.
+// weights, windows that crop more than a kernel's reach at the start, and
+// strides so far beyond the kernel that the phase weights would be mostly
+// zeros (over 4x the kernel's taps: k = 1, s = 2 in 3-d).
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Transforms/DeclutterPatterns.h"
@@ -160,11 +162,18 @@ struct TransposedAsConv : OpRewritePattern<ConvTransposeOp> {
                          wt.getDimSize(2 + d), op.getPads()[d]);
       if (!a)
         return rewriter.notifyMatchFailure(op, "crops more than a kernel at the start");
+      if (a->s > 64)
+        return rewriter.notifyMatchFailure(op, "stride over 64");
       axes.push_back(*a);
       phases *= a->s;
       convTaps *= a->taps;
       kernelTaps *= a->k;
     }
+    // Zero taps past the kernel's end cost work and weight bytes: at most 4x
+    // the transposed conv's (k = 1, s = 2 in 2-d; a stride far beyond the
+    // kernel would build a huge, nearly empty weight tensor).
+    if (phases * convTaps > 4 * kernelTaps)
+      return rewriter.notifyMatchFailure(op, "phase weights over 4x the kernel's taps");
     auto w = floatConstant(op.getWeight());
     std::optional<SmallVector<double>> b;
     if (op.getBias())

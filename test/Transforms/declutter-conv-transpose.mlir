@@ -113,3 +113,15 @@ func.func @deep_crop_nofold(%x: tensor<1x2x8xf32>) -> tensor<1x1x2xf32> {
   %0 = tract.conv_transpose %x, %w {strides = array<i64: 1>, dilations = array<i64: 1>, pads = array<i64: 4, 4>, output_padding = array<i64: 0>, group = 1} : (tensor<1x2x8xf32>, tensor<2x1x3xf32>) -> tensor<1x1x2xf32>
   return %0 : tensor<1x1x2xf32>
 }
+
+// -----
+
+// k = 1, s = 3 in 2-d: 9 phases of one tap each for one tap of kernel, 8 of
+// them zeros (over 4x the kernel's taps): left as it is.
+// CHECK-LABEL: func @sparse_phases_nofold
+// CHECK: tract.conv_transpose
+func.func @sparse_phases_nofold(%x: tensor<1x2x3x3xf32>) -> tensor<1x1x7x7xf32> {
+  %w = tract.const dense<[[[[1.0]]], [[[2.0]]]]> : tensor<2x1x1x1xf32>
+  %0 = tract.conv_transpose %x, %w {strides = array<i64: 3, 3>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, output_padding = array<i64: 0, 0>, group = 1} : (tensor<1x2x3x3xf32>, tensor<2x1x1x1xf32>) -> tensor<1x1x7x7xf32>
+  return %0 : tensor<1x1x7x7xf32>
+}
