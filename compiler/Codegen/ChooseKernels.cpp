@@ -133,6 +133,8 @@ void chooseRoiAlign(RoiAlignOp roi, Builder &b) {
     return;
   int64_t floats = ::tract::rt::roi_align_scratch_floats(x.getDimSize(0), x.getDimSize(1),
                                                          x.getDimSize(2), x.getDimSize(3));
+  if (floats <= 0) // an empty input: nothing to transpose, the reference writes zeros
+    return;
   roi->setAttr(kAlgorithmAttr, b.getStringAttr("channels_last"));
   roi->setAttr(kScratchBytesAttr, b.getI64IntegerAttr(floats * 4));
 }
@@ -143,7 +145,7 @@ void chooseNms(NonMaxSuppressionOp nms, Builder &b) {
   auto boxes = typeOf(nms.getBoxes()), scores = typeOf(nms.getScores());
   if (!boxes.getElementType().isF32() || !scores.getElementType().isF32() ||
       keepsPlainForm(nms) || !boxes.hasStaticShape() || boxes.getRank() != 3 ||
-      boxes.getDimSize(1) > std::numeric_limits<int32_t>::max())
+      boxes.getDimSize(1) < 1 || boxes.getDimSize(1) > std::numeric_limits<int32_t>::max())
     return;
   nms->setAttr(kAlgorithmAttr, b.getStringAttr("sorted"));
   nms->setAttr(kScratchBytesAttr, b.getI64IntegerAttr(

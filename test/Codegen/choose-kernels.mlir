@@ -305,3 +305,17 @@ func.func @nms(%boxes: tensor<1x7x4xf32>, %scores: tensor<1x2x7xf32>) -> tensor<
   %0 = tract.non_max_suppression %boxes, %scores {center_point_box = false} : (tensor<1x7x4xf32>, tensor<1x2x7xf32>) -> tensor<14x3xi64>
   return %0 : tensor<14x3xi64>
 }
+
+// -----
+
+// Without boxes or input pixels there is nothing to sort or transpose: the
+// reference kernels, no scratch.
+// CHECK-LABEL: func @empty_detection_ops
+// CHECK-NOT: tract.algorithm
+// CHECK: return
+func.func @empty_detection_ops(%boxes: tensor<1x0x4xf32>, %scores: tensor<1x2x0xf32>,
+                               %x: tensor<1x3x0x6xf32>, %rois: tensor<4x4xf32>, %b: tensor<4xi64>) -> (tensor<0x3xi64>, tensor<4x3x2x2xf32>) {
+  %0 = tract.non_max_suppression %boxes, %scores {center_point_box = false} : (tensor<1x0x4xf32>, tensor<1x2x0xf32>) -> tensor<0x3xi64>
+  %1 = tract.roi_align %x, %rois, %b {sampling_ratio = 2 : i64, spatial_scale = 1.0 : f32, max_mode = false, half_pixel = true} : (tensor<1x3x0x6xf32>, tensor<4x4xf32>, tensor<4xi64>) -> tensor<4x3x2x2xf32>
+  return %0, %1 : tensor<0x3xi64>, tensor<4x3x2x2xf32>
+}
