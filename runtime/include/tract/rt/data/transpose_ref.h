@@ -8,11 +8,6 @@ namespace rt {
 
 namespace detail {
 
-// y[j * ys_j + i * ys_i] = x[j * xs_j + i] for i < ni, j < nj: one 2-d
-// transpose, x contiguous along i and y along j (ys_j == 1 in practice).
-// Few rows of y (a stride-2 interleave: nj == 2) are copied row by row,
-// each a contiguous read; larger blocks in 16 x 16 tiles, whose reads and
-// writes both stay within 16 cache lines.
 // Rows of y that interleave into one contiguous block (ys_i == nj): with
 // nj a constant the compiler vectorises the interleaving stores.
 template <int kRows, class T>
@@ -22,6 +17,11 @@ inline void interleave_rows(const T *x, T *y, int64_t ni, int64_t xs_j) {
       y[i * kRows + j] = x[j * xs_j + i];
 }
 
+// y[j * ys_j + i * ys_i] = x[j * xs_j + i] for i < ni, j < nj: one 2-d
+// transpose, x contiguous along i and y along j (ys_j == 1 in practice).
+// Few rows of y (a stride-2 interleave: nj == 2) are copied row by row,
+// each a contiguous read; larger blocks in 16 x 16 tiles, whose reads and
+// writes both stay within 16 cache lines.
 template <class T>
 inline void transpose_2d(const T *x, T *y, int64_t ni, int64_t nj, int64_t xs_j, int64_t ys_i,
                          int64_t ys_j) {

@@ -66,6 +66,20 @@ inline bool nms_suppress(const T *a, const T *b, bool center, T threshold) {
   return inter / uni > threshold;
 }
 
+// Row `count` of `selected` is [b, c, box].
+inline void nms_put_row(int64_t *selected, int64_t count, int64_t b, int64_t c, int64_t box) {
+  selected[3 * count] = b;
+  selected[3 * count + 1] = c;
+  selected[3 * count + 2] = box;
+}
+
+// Rows [count, max_rows) of `selected` as padding; returns count.
+inline int64_t nms_pad_rows(int64_t *selected, int64_t count, int64_t max_rows) {
+  for (int64_t k = 3 * count; k < 3 * max_rows; ++k)
+    selected[k] = kPaddingIndex;
+  return count;
+}
+
 } // namespace detail
 
 template <class T>
@@ -123,16 +137,11 @@ int64_t non_max_suppression(const T *boxes /*[batches,spatial,4]*/,
             full = true;
             break;
           }
-          selected[3 * count] = b;
-          selected[3 * count + 1] = c;
-          selected[3 * count + 2] = best;
-          ++count;
+          detail::nms_put_row(selected, count++, b, c, best);
         }
       }
     }
-  for (int64_t k = 3 * count; k < 3 * max_rows; ++k)
-    selected[k] = kPaddingIndex;
-  return count;
+  return detail::nms_pad_rows(selected, count, max_rows);
 }
 
 } // namespace rt

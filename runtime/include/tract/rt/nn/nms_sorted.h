@@ -98,10 +98,7 @@ inline int64_t non_max_suppression_sorted(const float *boxes, const float *score
             full = true;
             break;
           }
-          selected[3 * count] = b;
-          selected[3 * count + 1] = c;
-          selected[3 * count + 2] = i;
-          ++count;
+          detail::nms_put_row(selected, count++, b, c, i);
           kept.x_min[nk] = q.x_min;
           kept.y_min[nk] = q.y_min;
           kept.x_max[nk] = q.x_max;
@@ -111,9 +108,7 @@ inline int64_t non_max_suppression_sorted(const float *boxes, const float *score
         }
       }
     }
-  for (int64_t k = 3 * count; k < 3 * max_rows; ++k)
-    selected[k] = kPaddingIndex;
-  return count;
+  return detail::nms_pad_rows(selected, count, max_rows);
 }
 
 } // namespace rt
