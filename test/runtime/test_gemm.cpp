@@ -436,6 +436,39 @@ std::vector<double> relu_of(const std::vector<float> &v) {
   return out;
 }
 
+// How the lane kernels cut their work over two threads: the projection
+// out of lanes (fine stripes) splits pixels down to 64-pixel stripes before
+// it splits output blocks; the expansion into lanes splits blocks as soon
+// as 128-pixel stripes cannot balance. Stripes start on 16-pixel tiles and
+// cover the plane.
+TEST(ConvLanes, SplitPrefersPixelStripesOutOfLanes) {
+  const rt::Parallel par{[](void *, int64_t, tract_task_fn, void *) {}, nullptr, 2};
+  const int64_t work = 1 << 30;
+  struct Case {
+    int64_t batch, plane;
+    bool fine;
+    int64_t stripes, groups;
+  };
+  for (const Case &c : {Case{1, 784, true, 8, 1}, Case{1, 784, false, 7, 2},
+                        Case{1, 196, true, 2, 1}, Case{1, 196, false, 2, 2},
+                        Case{1, 49, true, 1, 2}, Case{3, 130, true, 2, 1},
+                        Case{1, 3136, true, 25, 1}}) {
+    const rt::detail::LanesSplit s = rt::detail::lanes_split(par, work, c.batch, c.plane, 4, c.fine);
+    EXPECT_EQ(s.stripes, c.stripes) << c.plane << (c.fine ? " fine" : "");
+    EXPECT_EQ(s.groups, c.groups) << c.plane << (c.fine ? " fine" : "");
+    EXPECT_EQ(s.tasks, 2);
+    int64_t covered = 0;
+    for (int64_t u = 0; u < s.units / s.groups; ++u) {
+      const rt::detail::LanesUnit e = rt::detail::lanes_unit(s, u, c.plane, 4);
+      EXPECT_EQ(e.i0 % 16, 0);
+      EXPECT_EQ(e.i0, u % s.stripes == 0 ? 0 : covered % c.plane);
+      EXPECT_LT(e.i0, e.i1);
+      covered += e.i1 - e.i0;
+    }
+    EXPECT_EQ(covered, c.batch * c.plane);
+  }
+}
+
 // The 1x1 convs of a chain kept in lane layout, each against the reference
 // conv on NCHW, with an epilogue that must see every output element once at
 // its index in the output's own layout. Sizes hit the register tiles' tails
@@ -889,11 +922,15 @@ TEST(Parallel, KernelsSplitOverTasksMatchSerial) {
       EXPECT_EQ(serial, parallel) << (depthwise ? "depthwise" : "conv") << " threads " << threads;
     }
     // Pointwise convs into and out of lane layout: pixel stripes split
-    // (30x31, batch 2), output blocks split (7x7 is one stripe).
+    // (30x31, batch 2), output blocks split (7x7 is one stripe); out of
+    // lanes, stripes cut finer than 128 pixels to balance the tasks (28x28
+    // and 14x14 of one image, 10x13 of three).
     struct LaneCase {
       int64_t batch, h, w, c, e;
     };
-    for (const LaneCase &lc : {LaneCase{2, 30, 31, 32, 48}, LaneCase{1, 7, 7, 128, 64}}) {
+    for (const LaneCase &lc : {LaneCase{2, 30, 31, 32, 48}, LaneCase{1, 7, 7, 128, 64},
+                               LaneCase{1, 28, 28, 32, 48}, LaneCase{1, 14, 14, 16, 32},
+                               LaneCase{3, 10, 13, 16, 32}}) {
       const rt::ConvParams to =
           params({2, lc.batch, lc.c, lc.e, 1, {lc.h, lc.w}, {1, 1}, {1, 1}, {1, 1}, {0, 0}});
       const rt::ConvParams back =
