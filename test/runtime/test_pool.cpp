@@ -245,6 +245,21 @@ TEST(Pool, AverageRows) {
       run_case(c, Kind::Avg, seed++, threads);
 }
 
+// Max pools split over 2 and 3 threads (by planes): the vector row kernel
+// (SqueezeNet's first pool), rows wider than the staged row (the scalar row
+// kernel), many channels on a 9x9 map.
+TEST(Pool, MaxSplitOverThreads) {
+  const PoolCase cases[] = {
+      {2, 8, {111, 111}, {3, 3}, {2, 2}, {1, 1}, {0, 0}, {0, 0}, true, false},
+      {2, 4, {40, 300}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}, false, false},
+      {2, 300, {9, 9}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}, false, false},
+  };
+  uint64_t seed = 200;
+  for (const PoolCase &c : cases)
+    for (int threads : {2, 3})
+      run_case(c, Kind::Max, seed++, threads);
+}
+
 TEST(Pool, HandComputed) {
   // 1d, k=2, s=2, pad_end=1 on [1 5 2 8 3]: windows {1,5} {2,8} {3,pad}.
   const float x[] = {1, 5, 2, 8, 3};
