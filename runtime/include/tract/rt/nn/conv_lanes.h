@@ -29,7 +29,6 @@
 #include "tract/rt/nn/lane_transpose.h"
 #include "tract/rt/parallel.h"
 
-#include <algorithm>
 #include <cstring>
 #include <type_traits>
 
@@ -103,10 +102,11 @@ inline LanesSplit lanes_split(const Parallel &par, int64_t work, int64_t batch, 
   if (fine_stripes && threads > 1 && batch * s.stripes < 4 * threads) {
     // Finer stripes, a multiple of the threads when there is one image.
     const int64_t per_image = (4 * threads + batch - 1) / batch;
-    int64_t finer = std::min(per_image, plane / kMinLanesTaskPixels);
+    const int64_t fit = plane / kMinLanesTaskPixels;
+    int64_t finer = per_image < fit ? per_image : fit;
     if (batch == 1)
       finer = finer / threads * threads;
-    s.stripes = std::max(s.stripes, finer);
+    s.stripes = s.stripes > finer ? s.stripes : finer;
   }
   const int64_t units = batch * s.stripes;
   const bool balanced = units >= 4 * threads || (fine_stripes && units % threads == 0);
