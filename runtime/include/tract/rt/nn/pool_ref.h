@@ -209,13 +209,13 @@ template <class T> void max_pool_rows(const T *x, T *y, const Pool4 &q, int64_t 
 constexpr int64_t kMaxPoolStagedFloats = 2 * kMaxPoolRowElements + 64;
 constexpr int64_t kMaxPoolVectorRows = 16;
 
-// Whether max_pool_rows_floats takes a 2-d float pool: input rows of 16 or
-// more that fit the staged row, strides 1 or 2 along the row.
+// Whether max_pool_rows_floats takes a 1-d or 2-d float pool: input rows
+// that fit the staged row, strides 1 or 2 along the row.
 inline bool max_pool_rows_floats_fit(const Pool4 &q) {
   // (At least one whole vector of outputs is computed: a 13-wide row too.)
   const int64_t outs = q.out[3] > 16 ? q.out[3] : 16;
   const int64_t reach = (outs - 1) * q.st[3] + (q.ker[3] - 1) * q.dil[3] + 1;
-  return q.in[3] >= 16 && q.pb[3] + q.in[3] <= kMaxPoolRowElements &&
+  return q.pb[3] + q.in[3] <= kMaxPoolRowElements &&
          reach + 32 <= kMaxPoolStagedFloats && (q.st[3] == 1 || q.st[3] == 2) &&
          q.ker[2] <= kMaxPoolVectorRows;
 }
@@ -245,7 +245,16 @@ inline void max_pool_rows_floats(const float *x, float *y, const Pool4 &q, int64
       int64_t n = 0;
       for_window_rows(q, xp, oh, [&](const float *in) { rows[n++] = in; });
       // The window rows' max, stored once (a window all padding: -inf).
-      for (int64_t iw = 0;; iw += 16) {
+      // Rows narrower than a vector (GoogLeNet's 8x8, 4x4 and 2x2 maps)
+      // element by element: the staged row's padding past them stays -inf.
+      if (iw_n < 16)
+        for (int64_t iw = 0; iw < iw_n; ++iw) {
+          float m = lowest;
+          for (int64_t r = 0; r < n; ++r)
+            m = m < rows[r][iw] ? rows[r][iw] : m;
+          row[iw] = m;
+        }
+      for (int64_t iw = 0; iw_n >= 16; iw += 16) {
         iw = iw < iw_n - 16 ? iw : iw_n - 16;
         v16 m;
         for (int64_t j = 0; j < 16; ++j)
