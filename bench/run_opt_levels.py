@@ -14,24 +14,13 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 
 import machine  # bench/machine.py (this script's folder is on sys.path when run)
+from run_bench import median_ms, sh
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 LEVELS = ["-O3", "-O2", "-Os"]
-
-
-def sh(argv):
-    return subprocess.run(argv, check=True, capture_output=True, text=True).stdout
-
-
-def median_ms(output):
-    for line in output.splitlines():
-        if line.startswith("median_ms="):
-            return float(line.split("=", 1)[1])
-    raise RuntimeError("no median_ms in output:\n" + output)
 
 
 def main():
@@ -73,7 +62,7 @@ def main():
 
         def run(level, repeat):
             return median_ms(sh([exes[level], inp, "-o", out, "--repeat", str(repeat),
-                                 "--threads", str(args.threads)]))
+                                 "--threads", str(args.threads)]).stdout)
 
         once = run("-O3", 3)
         repeat = max(10, min(5000, int(args.seconds * 1000 / max(once, 1e-3))))
