@@ -145,9 +145,10 @@ TEST(Gemm, PackedAndStridedOperandsMatchNaive) {
 }
 
 // The epilogue runs once per element, after the last K block, with the
-// element's flat index in the output.
-TEST(Gemm, EpilogueSeesEveryElementOnceWithItsIndex) {
-  const int64_t m = 19, n = 37, k = 600, ldc = 40, c0 = 1000;
+// element's flat index in the output (one gemm() of m x n into rows of ldc).
+void epilogue_sees_every_element_once(int64_t m, int64_t n, int64_t ldc) {
+  SCOPED_TRACE(::testing::Message() << m << "x" << n);
+  const int64_t k = 600, c0 = 1000;
   const auto a = random_floats(size_t(m * k), 4), b = random_floats(size_t(k * n), 5);
   const auto want = naive(a, b, nullptr, m, n, k);
   std::vector<float> c(size_t(m * ldc), 0.0f), scratch(size_t(gm::scratch_floats(m, n, k, true, true)));
@@ -173,6 +174,14 @@ TEST(Gemm, EpilogueSeesEveryElementOnceWithItsIndex) {
       }
     }
   expect_close(got, expect, k, "epilogue");
+}
+
+TEST(Gemm, EpilogueSeesEveryElementOnceWithItsIndex) {
+  // 19 rows: single tiles; 61 x 300: B blocks of two panels, so two groups
+  // of tall tiles (12 rows across row panels) and a partial row panel.
+  // K = 600: partial sums read back.
+  epilogue_sees_every_element_once(19, 37, 40);
+  epilogue_sees_every_element_once(61, 300, 304);
 }
 
 TEST(Gemm, BatchedMatmulWithPackedAndBroadcastOperands) {

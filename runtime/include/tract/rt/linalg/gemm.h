@@ -361,6 +361,32 @@ void gemm(int64_t m, int64_t n, int64_t k, const ASrc &a, const BSrc &b,
           finish_tile<NR>(tile1, MR, NR, c + row0 * ldc + col0 + NR, ldc,
                           c_index0 + row0 * ldc + col0 + NR, first, last, bias0, epi);
         };
+        // Three whole row panels as two tall tiles of 12 rows per pair of
+        // column panels (micro_kernel_tall_pair: B read a third less).
+        auto tall_pairs_at = [&](int64_t ir, int64_t jr) {
+          alignas(64) float tile0[kTallRows * NR], tile1[kTallRows * NR];
+          const float *a0 = ap.base + (ir / MR) * ap.stride;
+          const float *b0 = bp.base + (jr / NR) * bp.stride;
+          for (int64_t half = 0; half < 2; ++half) {
+            const int64_t row0 = ic + ir + half * kTallRows, col0 = jc + jr;
+            if (!first)
+              for (int64_t r = 0; r < kTallRows; ++r) {
+                __builtin_prefetch(c + (row0 + r) * ldc + col0);
+                __builtin_prefetch(c + (row0 + r) * ldc + col0 + NR);
+              }
+            if (half == 0)
+              micro_kernel_tall_pair<0>(kb, a0, a0 + ap.stride, b0, bp.stride, tile0, tile1,
+                                        bp.row_stride);
+            else
+              micro_kernel_tall_pair<kTallRows - MR>(kb, a0 + ap.stride, a0 + 2 * ap.stride, b0,
+                                                     bp.stride, tile0, tile1, bp.row_stride);
+            const float *bias0 = row_bias ? row_bias + row0 : nullptr;
+            finish_tile<NR>(tile0, kTallRows, NR, c + row0 * ldc + col0, ldc,
+                            c_index0 + row0 * ldc + col0, first, last, bias0, epi);
+            finish_tile<NR>(tile1, kTallRows, NR, c + row0 * ldc + col0 + NR, ldc,
+                            c_index0 + row0 * ldc + col0 + NR, first, last, bias0, epi);
+          }
+        };
         if (mb <= kFewRowPanels * MR) {
           // Few row panels (a 16-channel projection): each B panel feeds
           // all of them while it is in L1, instead of B streaming past once
@@ -376,7 +402,16 @@ void gemm(int64_t m, int64_t n, int64_t k, const ASrc &a, const BSrc &b,
           const int64_t sweep = BSrc::kPacks || BSrc::kBlockCols ? nb : NC;
           for (int64_t j0 = 0; j0 < nb; j0 += sweep) {
             const int64_t j1 = min64(nb, j0 + sweep), pairs = paired_end(j0, j1);
-            for (int64_t ir = 0; ir < mb; ir += MR) {
+            int64_t ir = 0;
+            if constexpr (kHasTallKernel && !ASrc::kWholeK)
+              for (; mb - ir >= 3 * MR; ir += 3 * MR) {
+                for (int64_t jr = j0; jr < pairs; jr += 2 * NR)
+                  tall_pairs_at(ir, jr);
+                for (int64_t r = ir; r < ir + 3 * MR; r += MR)
+                  for (int64_t jr = pairs; jr < j1; jr += NR)
+                    tile_at(r, jr);
+              }
+            for (; ir < mb; ir += MR) {
               for (int64_t jr = j0; jr < pairs; jr += 2 * NR)
                 pair_at(ir, jr);
               for (int64_t jr = pairs; jr < j1; jr += NR)
