@@ -14,9 +14,12 @@
 //   - a 1x1 conv on maps of one pixel (squeeze-and-excitation): the fully
 //     connected layer it is, x * W^T with W^T packed as B ("fully_connected",
 //     conv_fully_connected.h).
-//   - a k x k conv with few input channels and many taps (ResNet's 7x7
-//     stem): tap by tap into 16-channel tiles, transposed into the planes
-//     ("conv_by_taps", conv_lanes.h's conv_to_lanes<false>).
+//   - a 1-d or 2-d conv with few input channels (a network's first conv):
+//     output pixels of a row in vector lanes, tap by tap, straight into the
+//     planes ("conv_row_taps", conv_row_taps.h; its weights as ONNX has
+//     them); with many taps on rows under 64 pixels, tap by tap into
+//     16-channel tiles transposed into the planes ("conv_by_taps",
+//     conv_lanes.h's conv_to_lanes<false>).
 //   - depthwise convs (groups, one input channel each; 1-d or 2-d): their
 //     own row-wise kernel with the same epilogue contract ("depthwise"); as
 //     a GEMM they would have M = 1 or 2. Other shapes of them stay on the
@@ -42,6 +45,7 @@
 #include "tract/rt/nn/conv_fully_connected.h"
 #include "tract/rt/nn/conv_gemm.h"
 #include "tract/rt/nn/conv_lanes.h"
+#include "tract/rt/nn/conv_row_taps.h"
 #include "tract/rt/nn/conv_winograd.h"
 #include "tract/rt/nn/nms_sorted.h"
 #include "tract/rt/nn/roi_align_channels_last.h"
@@ -99,11 +103,11 @@ std::string packKey(Operation *top) {
     // Winograd transforms the weights for its tile size, a fully connected
     // conv packs them as B: different packings.
     ::tract::rt::ConvParams p = convParamsOf(conv);
-    return fmt::format("conv {} {} {} winograd {} fc {} taps {}", w.getDimSize(0),
+    return fmt::format("conv {} {} {} winograd {} fc {} taps {} row taps {}", w.getDimSize(0),
                        conv.getGroup(), w.getNumElements() / w.getDimSize(0),
                        ::tract::rt::winograd::choose_tile(p),
                        ::tract::rt::conv_is_fully_connected(p),
-                       ::tract::rt::conv_by_taps_pays(p));
+                       ::tract::rt::conv_by_taps_pays(p), ::tract::rt::conv_row_taps_pays(p));
   }
   auto mm = cast<MatMulOp>(anchor);
   if (!allF32(mm) || typeOf(mm.getRhs()).getRank() != 2)
@@ -198,6 +202,10 @@ struct ChooseKernels : impl::TractChooseKernelsPassBase<ChooseKernels> {
           } else if (packed && ::tract::rt::conv_is_fully_connected(p)) {
             algorithm = "fully_connected";
             scratchFloats = ::tract::rt::fully_connected_scratch_floats(p);
+          } else if (::tract::rt::conv_row_taps_pays(p)) {
+            // (Packed or not, the weights are read as they are.)
+            algorithm = "conv_row_taps";
+            scratchFloats = ::tract::rt::conv_row_taps_scratch_floats(p);
           } else if (packed && ::tract::rt::conv_by_taps_pays(p)) {
             algorithm = "conv_by_taps";
             scratchFloats = ::tract::rt::conv_by_taps_scratch_floats(p);
@@ -316,6 +324,8 @@ std::optional<std::string> packedWeightBytes(ConstOp c) {
     int64_t oc = t.getDimSize(0), taps = t.getNumElements() / oc;
     packed.resize(::tract::rt::lane_weight_floats(oc, taps));
     ::tract::rt::pack_lane_weights(w.data(), oc, taps, packed.data());
+  } else if (algorithm == "conv_row_taps") {
+    packed = std::move(w); // the ONNX layout is the kernel's
   } else if (algorithm == "fully_connected") {
     ::tract::rt::ConvParams p = convParamsOf(cast<ConvOp>(anchor));
     packed.resize(::tract::rt::fully_connected_weight_floats(p));

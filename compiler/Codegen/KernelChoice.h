@@ -10,7 +10,8 @@
 //   tract.algorithm       "gemm" | "gemm_pointwise" | "im2col_gemm" | "depthwise"
 //                         | "winograd_f2" | "winograd_f4" (F(2x2,3x3), F(4x4,3x3))
 //                         | "fully_connected" (a 1x1 conv on one-pixel maps)
-//                         | "conv_by_taps" (few input channels, many taps)
+//                         | "conv_row_taps" (few input channels: pixels in vector lanes)
+//                         | "conv_by_taps" (few input channels, many taps, short rows)
 //                         | "direct" (the reference kernel)
 //                         | "pointwise_to_lanes" | "pointwise_from_lanes" | "pointwise_lanes"
 //                         | "conv_to_lanes"

@@ -100,7 +100,8 @@ bool lanePointwise(Operation *top) {
 // computes it tap by tap into lanes.
 bool laneFirstConv(Operation *top) {
   return packedConvWith(top, "im2col_gemm", ::tract::rt::conv_to_lanes_fits) ||
-         packedConvWith(top, "conv_by_taps", ::tract::rt::conv_to_lanes_fits);
+         packedConvWith(top, "conv_by_taps", ::tract::rt::conv_to_lanes_fits) ||
+         packedConvWith(top, "conv_row_taps", ::tract::rt::conv_to_lanes_fits);
 }
 
 // `use` is the conv input of its owner and nothing else of it reads that

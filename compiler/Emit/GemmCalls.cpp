@@ -104,6 +104,10 @@ LogicalResult mlir::tract::buildGemmCall(Operation *top, StringRef epilogue, Ker
           "tract::rt::conv_to_lanes<{}>(in0, in1, {}, out0, p, {}, {}, par);",
           algorithm == "conv_to_lanes", conv.getBias() ? "in2" : "nullptr", epilogue.str(),
           scratch));
+    else if (algorithm == "conv_row_taps")
+      call.lines.push_back(fmt::format(
+          "tract::rt::conv_row_taps(in0, in1, {}, out0, p, {}, {}, par);",
+          conv.getBias() ? "in2" : "nullptr", epilogue.str(), scratch));
     else if (algorithm == "pointwise_from_lanes")
       call.lines.push_back(fmt::format(
           "tract::rt::conv_pointwise_from_lanes(in0, in1, {}, out0, p, {}, {}, par);",

@@ -240,20 +240,46 @@ func.func @fully_connected(%x: tensor<1x64x1x1xf32>, %y: tensor<2x64x1x1xf32>) -
 // -----
 
 // A k x k conv with few input channels and many taps (3 x 7 x 7 = 147, a
-// ResNet stem) not feeding a depthwise conv runs tap by tap into NCHW,
-// weights packed per 16 output channels; scratch: 3 x 7 staged rows of 37
-// floats (3 of padding, the row's 32, 2 more the last window reaches) and
-// one output row of two 16-channel blocks (2 x 16 x 16): 1289 floats.
-// 3 x 3 x 3 = 27 taps stays on im2col.
+// ResNet stem on a small image) on rows under 64 pixels runs tap by tap into
+// 16-channel tiles transposed into NCHW, weights packed per 16 output
+// channels; scratch: 3 x 7 staged rows of 37 floats (3 of padding, the row's
+// 32, 2 more the last window reaches) and one output row of two 16-channel
+// blocks (2 x 16 x 16): 1289 floats. 3 x 3 x 3 = 27 taps runs with output
+// pixels in vector lanes (conv_row_taps), its weights as they are; scratch:
+// 3 x 3 input rows, each in 2 column phases of 16 + 1 (the taps' reach) + 1
+// floats: 324.
 // CHECK-LABEL: func @conv_by_taps
 // CHECK: tract.conv {{.*}}tract.algorithm = "conv_by_taps", tract.packed_weights, tract.scratch_bytes = 5156 : i64
-// CHECK: tract.conv {{.*}}tract.algorithm = "im2col_gemm"
+// CHECK: tract.conv {{.*}}tract.algorithm = "conv_row_taps", tract.packed_weights, tract.scratch_bytes = 1296 : i64
 func.func @conv_by_taps(%x: tensor<1x3x32x32xf32>) -> (tensor<1x32x16x16xf32>, tensor<1x32x16x16xf32>) {
   %w = tract.const dense<0.5> : tensor<32x3x7x7xf32>
   %w3 = tract.const dense<0.5> : tensor<32x3x3x3xf32>
   %0 = tract.conv %x, %w {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 3, 3, 3, 3>, group = 1} : (tensor<1x3x32x32xf32>, tensor<32x3x7x7xf32>) -> tensor<1x32x16x16xf32>
   %1 = tract.conv %x, %w3 {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1} : (tensor<1x3x32x32xf32>, tensor<32x3x3x3xf32>) -> tensor<1x32x16x16xf32>
   return %0, %1 : tensor<1x32x16x16xf32>, tensor<1x32x16x16xf32>
+}
+
+// -----
+
+// Output pixels in vector lanes (conv_row_taps): the 7x7 stem on rows of 64
+// (3 x 7 rows of 2 phases x (64 + 3 + 1) floats: 2856), weights that are
+// not constants (read as they come), a 1-d conv of one input channel
+// (80 taps at stride 4: 1 x 1 x 4 phases x (240 + 19 + 1) = 1040 floats);
+// 16 input channels (stride 2) stay on im2col.
+// CHECK-LABEL: func @conv_row_taps
+// CHECK: tract.conv {{.*}}tract.algorithm = "conv_row_taps", tract.packed_weights, tract.scratch_bytes = 11424 : i64
+// CHECK: tract.conv {{.*}}tract.algorithm = "conv_row_taps", tract.scratch_bytes = 11424 : i64
+// CHECK: tract.conv {{.*}}tract.algorithm = "conv_row_taps", tract.packed_weights, tract.scratch_bytes = 4160 : i64
+// CHECK: tract.conv {{.*}}tract.algorithm = "im2col_gemm"
+func.func @conv_row_taps(%x: tensor<1x3x128x128xf32>, %wx: tensor<16x3x7x7xf32>, %a: tensor<1x1x1000xf32>, %y: tensor<1x16x20x20xf32>) -> (tensor<1x16x64x64xf32>, tensor<1x16x64x64xf32>, tensor<1x8x231xf32>, tensor<1x8x10x10xf32>) {
+  %w = tract.const dense<0.5> : tensor<16x3x7x7xf32>
+  %wa = tract.const dense<0.5> : tensor<8x1x80xf32>
+  %wy = tract.const dense<0.5> : tensor<8x16x3x3xf32>
+  %0 = tract.conv %x, %w {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 3, 3, 3, 3>, group = 1} : (tensor<1x3x128x128xf32>, tensor<16x3x7x7xf32>) -> tensor<1x16x64x64xf32>
+  %1 = tract.conv %x, %wx {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 3, 3, 3, 3>, group = 1} : (tensor<1x3x128x128xf32>, tensor<16x3x7x7xf32>) -> tensor<1x16x64x64xf32>
+  %2 = tract.conv %a, %wa {strides = array<i64: 4>, dilations = array<i64: 1>, pads = array<i64: 0, 0>, group = 1} : (tensor<1x1x1000xf32>, tensor<8x1x80xf32>) -> tensor<1x8x231xf32>
+  %3 = tract.conv %y, %wy {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1} : (tensor<1x16x20x20xf32>, tensor<8x16x3x3xf32>) -> tensor<1x8x10x10xf32>
+  return %0, %1, %2, %3 : tensor<1x16x64x64xf32>, tensor<1x16x64x64xf32>, tensor<1x8x231xf32>, tensor<1x8x10x10xf32>
 }
 
 // -----

@@ -9,6 +9,7 @@
 #include "tract/rt/nn/conv_expand_depthwise.h"
 #include "tract/rt/nn/conv_fully_connected.h"
 #include "tract/rt/nn/conv_lanes.h"
+#include "tract/rt/nn/conv_row_taps.h"
 #include "tract/rt/nn/conv_winograd.h"
 #include "tract/rt/nn/conv_gemm.h"
 
@@ -578,6 +579,56 @@ TEST(ConvLanes, FirstConvIntoLanesMatchesReference) {
       params({2, 1, 3, 24, 1, {8, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}})));   // 24 outputs
 }
 
+
+// A conv with few input channels, output pixels in vector lanes (the 3x3
+// stride-2 stem of SqueezeNet, ResNet's 7x7, a 1-d audio conv): rows that
+// end mid-vector (1, 2 and 3 vectors past the widest tile), channel counts
+// that leave tiles of every smaller size, strides 1-4, dilation, padding
+// wider than a phase, batch 2; every output once through the epilogue and
+// nothing written past the scratch.
+TEST(ConvRowTaps, MatchesReferenceConv) {
+  const ConvGeom cases[] = {
+      {2, 1, 3, 22, 1, {37, 35}, {3, 3}, {2, 2}, {1, 1}, {0, 0}},   // 17 columns
+      {2, 2, 3, 27, 1, {30, 69}, {7, 7}, {2, 2}, {1, 1}, {3, 3}},   // 35 columns
+      {2, 1, 8, 16, 1, {9, 70}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},    // 70 columns
+      {2, 1, 4, 12, 1, {20, 61}, {3, 3}, {1, 1}, {2, 2}, {2, 2}},   // dilation
+      {2, 1, 2, 13, 1, {21, 200}, {5, 5}, {3, 3}, {1, 1}, {4, 4}},  // stride 3
+      {1, 2, 1, 9, 1, {1000}, {80}, {4}, {1}, {0}},                 // 1-d, 231 columns
+      {1, 1, 3, 5, 1, {90}, {4}, {1}, {3}, {5}},                    // 1-d, dilation 3
+  };
+  for (const ConvGeom &g : cases) {
+    const rt::ConvParams p = params(g);
+    ASSERT_TRUE(rt::conv_row_taps_fits(p));
+    const ConvData d = reference_conv(p, 47);
+    int64_t taps = g.cin;
+    for (int i = 0; i < g.rank; ++i)
+      taps *= g.ker[i];
+    std::vector<float> scratch(size_t(rt::conv_row_taps_scratch_floats(p)) + 64, std::nanf(""));
+    std::vector<float> got(d.ref.size());
+    std::vector<int> seen(got.size(), 0);
+    rt::conv_row_taps(d.x.data(), d.w.data(), d.bias.data(), got.data(), p, CountingRelu{&seen},
+                      scratch.data());
+    SCOPED_TRACE(::testing::Message() << "rank " << g.rank << " cin " << g.cin << " cout "
+                                      << g.cout << " kernel " << g.ker[0]);
+    expect_close(got, relu_of(d.ref), taps, "row taps");
+    EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [](int n) { return n == 1; }));
+    EXPECT_TRUE(std::all_of(scratch.end() - 64, scratch.end(),
+                            [](float v) { return std::isnan(v); }));
+  }
+  // The choice: a stem of rows 112 wide, or of few taps; not 72 taps on rows
+  // of 56 (taps into 16-channel tiles), 16 input channels, or rows of 15.
+  EXPECT_TRUE(rt::conv_row_taps_pays(
+      params({2, 1, 3, 64, 1, {224, 224}, {7, 7}, {2, 2}, {1, 1}, {3, 3}})));
+  EXPECT_TRUE(rt::conv_row_taps_pays(
+      params({2, 1, 3, 64, 1, {224, 224}, {3, 3}, {2, 2}, {1, 1}, {0, 0}})));
+  EXPECT_FALSE(rt::conv_row_taps_pays(
+      params({2, 1, 8, 32, 1, {56, 56}, {3, 3}, {1, 1}, {1, 1}, {1, 1}})));
+  EXPECT_FALSE(rt::conv_row_taps_fits(
+      params({2, 1, 16, 32, 1, {56, 56}, {3, 3}, {1, 1}, {1, 1}, {1, 1}})));
+  EXPECT_FALSE(rt::conv_row_taps_fits(
+      params({2, 1, 3, 32, 1, {15, 15}, {3, 3}, {1, 1}, {1, 1}, {1, 1}})));
+}
+
 TEST(ConvLanes, DepthwiseReadsAndWritesLanes) {
   const ConvGeom cases[] = {
       {2, 2, 32, 32, 32, {9, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
@@ -1013,6 +1064,17 @@ TEST(Parallel, KernelsSplitOverTasksMatchSerial) {
     rt::conv_to_lanes(xs.data(), packed_stem.data(), nullptr, parallel.data(), stem,
                       gm::NoEpilogue{}, scratch.data(), par);
     EXPECT_EQ(serial, parallel) << "stem to lanes, threads " << threads;
+    // A stem by rows of taps into NCHW (output rows split, across images).
+    const int64_t row_per = rt::conv_row_taps_scratch_floats(stem);
+    std::vector<float> row_scratch(size_t(row_per * threads)), row_serial(serial.size()),
+        row_parallel(serial.size());
+    rt::Parallel row_par{rt::ThreadPool::parallel_for, &pool, threads, row_scratch.data() + row_per,
+                         row_per};
+    rt::conv_row_taps(xs.data(), ws.data(), nullptr, row_serial.data(), stem, gm::NoEpilogue{},
+                      row_scratch.data());
+    rt::conv_row_taps(xs.data(), ws.data(), nullptr, row_parallel.data(), stem, gm::NoEpilogue{},
+                      row_scratch.data(), row_par);
+    EXPECT_EQ(row_serial, row_parallel) << "stem by rows of taps, threads " << threads;
   }
 }
 

@@ -1,0 +1,311 @@
+// tract runtime: f32 convs with few input channels (a network's first conv,
+// an audio model's first layer) computed with output pixels in vector lanes,
+// tap by tap, straight into the NCHW planes.
+//
+// With 3 input channels, im2col's K is 27 for a 3x3 kernel: the GEMM's tiles
+// are short, and gathering the taps (every other pixel at stride 2) costs as
+// much as multiplying them. Here each output row's input rows are staged
+// once, split by column phase (stride 2: the even columns, then the odd
+// ones), so that for every tap the 16 outputs of a vector read 16
+// consecutive staged floats. A register tile is kRowTapsChannels output
+// channels x kRowTapsVectors vectors of 16 pixels of one output row: per tap
+// it loads the vectors and broadcasts one weight per channel from the ONNX
+// weight tensor as it is ([cout][cin][kh][kw]: no packing). The bias starts
+// the accumulators; the epilogue runs on each output row of each channel
+// while it is in L1.
+#pragma once
+
+#include "tract/rt/common.h"
+#include "tract/rt/nn/conv_ref.h"
+#include "tract/rt/linalg/gemm_microkernels.h" // (immintrin.h where AVX-512 is on)
+#include "tract/rt/nn/conv_lanes.h"
+#include "tract/rt/parallel.h"
+
+#include <cstring>
+#include <type_traits>
+
+namespace tract {
+namespace rt {
+
+// Register tile: output channels x vectors of 16 pixels. AVX-512 holds 4 x 4
+// accumulators in 16 of its 32 registers (a vector of 16 is one register);
+// a vector is two registers on AVX, four on NEON.
+#if defined(__AVX512F__)
+constexpr int64_t kRowTapsChannels = 4, kRowTapsVectors = 4;
+#elif defined(__AVX__) || defined(__aarch64__)
+constexpr int64_t kRowTapsChannels = 4, kRowTapsVectors = 1;
+#else
+constexpr int64_t kRowTapsChannels = 2, kRowTapsVectors = 1;
+#endif
+constexpr int64_t kRowTapsLanes = 16;
+
+// Largest input channel count and tap count (cin x kh x kw) taken: the tap
+// table lives on the stack, and with many channels im2col's K is long
+// enough for the GEMM.
+constexpr int64_t kMaxRowTapsInChannels = 8;
+constexpr int64_t kMaxRowTaps = 1024;
+
+struct RowTapsGeometry {
+  int64_t phases;  // the stride along a row: one staged row per column phase
+  int64_t phase_w; // floats per staged phase row (whole vectors of outputs, the taps' reach)
+  int64_t rows;    // staged input rows per output row: cin x kh
+};
+
+inline RowTapsGeometry row_taps_geometry(const ConvParams &p) {
+  const detail::Conv4 q = detail::conv4(p);
+  const int64_t vectors = (q.out[3] + kRowTapsLanes - 1) / kRowTapsLanes;
+  const int64_t reach = (q.ker[3] - 1) * q.dil[3] / q.st[3];
+  return {q.st[3], vectors * kRowTapsLanes + reach + 1, p.in_channels * q.ker[2]};
+}
+
+// Whether conv_row_taps takes the conv: a 1-d or 2-d ungrouped conv with few
+// input channels and output rows of a vector or more.
+inline bool conv_row_taps_fits(const ConvParams &p) {
+  const detail::Conv4 q = detail::conv4(p);
+  return p.spatial_rank >= 1 && p.spatial_rank <= 2 && p.groups <= 1 &&
+         p.in_channels <= kMaxRowTapsInChannels &&
+         p.in_channels * q.ker[2] * q.ker[3] <= kMaxRowTaps && q.out[3] >= kRowTapsLanes;
+}
+
+// Whether conv_row_taps beats the other kernels on a conv it fits: always
+// against im2col (3 -> 64 channels, 3x3 stride 2 at 224 x 224: 370 -> 300
+// us; 7x7: 1.7 -> 1.3 ms); against taps into 16-channel tiles
+// (conv_by_taps) on output rows of 64 pixels or more, where few of the
+// vectors' lanes are left empty (ResNet's stem, rows of 112: 1.42 -> 1.32
+// ms; 8 -> 32 channels 3x3 at 56 x 56: 94 -> 100 us). Measured on a
+// Sapphire Rapids class Xeon, one thread.
+constexpr int64_t kMinRowTapsColsOverTiles = 64;
+
+inline bool conv_row_taps_pays(const ConvParams &p) {
+  return conv_row_taps_fits(p) &&
+         (!conv_by_taps_pays(p) || detail::conv4(p).out[3] >= kMinRowTapsColsOverTiles);
+}
+
+// Scratch floats per task: the staged phase rows of one output row.
+inline int64_t conv_row_taps_scratch_floats(const ConvParams &p) {
+  const RowTapsGeometry g = row_taps_geometry(p);
+  return g.rows * g.phases * g.phase_w;
+}
+
+namespace detail {
+
+#if defined(__AVX512F__)
+// (As the generic version below, with the tile's input vectors held in
+// registers: from vector types GCC 12 folded each load into every FMA that
+// used it, C loads per vector, and the tile ran at the load ports' pace.)
+template <int64_t C, int64_t V>
+inline void row_taps_tile(const float *x, const int32_t *offset, int64_t taps, const float *w,
+                          const float *bias, float *y, int64_t plane, int64_t cols) {
+  __m512 acc[C][V];
+  TRACT_UNROLL(16)
+  for (int64_t c = 0; c < C; ++c)
+    for (int64_t v = 0; v < V; ++v)
+      acc[c][v] = _mm512_set1_ps(bias ? bias[c] : 0.0f);
+  for (int64_t t = 0; t < taps; ++t) {
+    const float *xt = x + offset[t];
+    __m512 xv[V];
+    TRACT_UNROLL(8)
+    for (int64_t v = 0; v < V; ++v)
+      xv[v] = _mm512_loadu_ps(xt + v * kRowTapsLanes);
+    TRACT_UNROLL(16)
+    for (int64_t c = 0; c < C; ++c) {
+      const __m512 wc = _mm512_set1_ps(w[c * taps + t]);
+      TRACT_UNROLL(8)
+      for (int64_t v = 0; v < V; ++v)
+        acc[c][v] = _mm512_fmadd_ps(wc, xv[v], acc[c][v]);
+    }
+  }
+  TRACT_UNROLL(16)
+  for (int64_t c = 0; c < C; ++c)
+    for (int64_t v = 0; v < V; ++v) {
+      const int64_t n = cols - v * kRowTapsLanes;
+      if (n >= kRowTapsLanes)
+        _mm512_storeu_ps(y + c * plane + v * kRowTapsLanes, acc[c][v]);
+      else if (n > 0)
+        _mm512_mask_storeu_ps(y + c * plane + v * kRowTapsLanes,
+                              static_cast<__mmask16>((1u << n) - 1), acc[c][v]);
+    }
+}
+#elif defined(__GNUC__)
+typedef float row_taps_v16 __attribute__((vector_size(64)));
+
+// C channels x V vectors of one output row: y[c][v] = bias[c] + sum over taps
+// t of w[c * taps + t] * staged[offset[t] + 16 v] (x: the tile's first
+// output's staged position). `cols` outputs of the row from the tile's
+// first are stored (the last vector may be partial).
+template <int64_t C, int64_t V>
+inline void row_taps_tile(const float *x, const int32_t *offset, int64_t taps, const float *w,
+                          const float *bias, float *y, int64_t plane, int64_t cols) {
+  row_taps_v16 acc[C][V];
+  for (int64_t c = 0; c < C; ++c) {
+    const float b = bias ? bias[c] : 0.0f;
+    for (int64_t v = 0; v < V; ++v)
+      for (int64_t l = 0; l < kRowTapsLanes; ++l)
+        acc[c][v][l] = b;
+  }
+  for (int64_t t = 0; t < taps; ++t) {
+    const float *xt = x + offset[t];
+    row_taps_v16 xv[V];
+    for (int64_t v = 0; v < V; ++v)
+      std::memcpy(&xv[v], xt + v * kRowTapsLanes, sizeof xv[v]);
+#pragma GCC unroll 16
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t v = 0; v < V; ++v)
+        acc[c][v] += w[c * taps + t] * xv[v];
+  }
+  for (int64_t c = 0; c < C; ++c)
+    for (int64_t v = 0; v < V; ++v) {
+      const int64_t n = cols - v * kRowTapsLanes;
+      if (n >= kRowTapsLanes)
+        std::memcpy(y + c * plane + v * kRowTapsLanes, &acc[c][v], sizeof acc[c][v]);
+      else if (n > 0)
+        std::memcpy(y + c * plane + v * kRowTapsLanes, &acc[c][v],
+                    sizeof(float) * static_cast<size_t>(n));
+    }
+}
+#else
+template <int64_t C, int64_t V>
+inline void row_taps_tile(const float *x, const int32_t *offset, int64_t taps, const float *w,
+                          const float *bias, float *y, int64_t plane, int64_t cols) {
+  for (int64_t c = 0; c < C; ++c)
+    for (int64_t i = 0; i < V * kRowTapsLanes && i < cols; ++i) {
+      float acc = bias ? bias[c] : 0.0f;
+      for (int64_t t = 0; t < taps; ++t)
+        acc += w[c * taps + t] * x[offset[t] + i];
+      y[c * plane + i] = acc;
+    }
+}
+#endif
+
+// One output row's operands: the staged input, the tap table, the weights
+// and bias, the row in channel 0's plane (planes `plane` apart).
+struct RowTapsRow {
+  const float *staged;
+  const int32_t *offset;
+  int64_t taps;
+  const float *w, *bias;
+  float *y;
+  int64_t plane, cols, channels;
+};
+
+constexpr int64_t pow2_at_most(int64_t n) { return n >= 2 ? 2 * pow2_at_most(n / 2) : 1; }
+
+// Channels from c0 in tiles of C x V over vectors [v0, v1) of the row, the
+// channels left in tiles of C / 2, C / 4, ... (24 channels at C = 16: one
+// tile of 16, one of 8).
+template <int64_t C, int64_t V>
+inline void row_taps_tiles(const RowTapsRow &r, int64_t c0, int64_t v0, int64_t v1) {
+  constexpr int64_t L = kRowTapsLanes;
+  int64_t co = c0;
+  for (; co + C <= r.channels; co += C)
+    for (int64_t v = v0; v + V <= v1; v += V)
+      row_taps_tile<C, V>(r.staged + v * L, r.offset, r.taps, r.w + co * r.taps,
+                          r.bias ? r.bias + co : nullptr, r.y + co * r.plane + v * L, r.plane,
+                          r.cols - v * L);
+  if constexpr (C > 1)
+    if (co < r.channels)
+      row_taps_tiles<C / 2, V>(r, co, v0, v1);
+}
+
+// dst[j] = src[first + j * s] for j in [0, n), zero where that is outside
+// [0, iw_n): the zeros, then a strided copy (strides 1 and 2 as constants,
+// which the compiler vectorises), then the zeros past the row.
+inline void stage_phase(const float *src, int64_t iw_n, int64_t first, int64_t s, float *dst,
+                        int64_t n) {
+  const int64_t lo = first >= 0 ? 0 : (-first + s - 1) / s;
+  int64_t hi = first >= iw_n ? 0 : (iw_n - first + s - 1) / s;
+  hi = hi < n ? hi : n;
+  const int64_t start = lo < hi ? lo : hi;
+  for (int64_t j = 0; j < start; ++j)
+    dst[j] = 0.0f;
+  const float *from = src + first + start * s;
+  if (s == 1)
+    std::memcpy(dst + start, from, sizeof(float) * static_cast<size_t>(hi - start));
+  else if (s == 2)
+    for (int64_t j = start; j < hi; ++j, from += 2)
+      dst[j] = *from;
+  else
+    for (int64_t j = start; j < hi; ++j, from += s)
+      dst[j] = *from;
+  for (int64_t j = hi; j < n; ++j)
+    dst[j] = 0.0f;
+}
+
+} // namespace detail
+
+// y (NCHW) = conv(x (NCHW), w ([cout][cin][kh][kw], as in ONNX)) + bias, then
+// epi (gemm.h's contract: once per output row and channel). Output rows are
+// split over par.threads tasks. Scratch: conv_row_taps_scratch_floats per
+// task. The conv must fit (conv_row_taps_fits).
+template <class Epi>
+void conv_row_taps(const float *x, const float *w, const float *bias, float *y,
+                   const ConvParams &p, const Epi &epi, float *scratch,
+                   const Parallel &par = Parallel{}) {
+  constexpr int64_t C = kRowTapsChannels, V = kRowTapsVectors, L = kRowTapsLanes;
+  const detail::Conv4 q = detail::conv4(p);
+  const RowTapsGeometry g = row_taps_geometry(p);
+  const int64_t cin = p.in_channels, cout = p.out_channels, kh_n = q.ker[2], kw_n = q.ker[3];
+  const int64_t taps = cin * kh_n * kw_n, s = q.st[3];
+  const int64_t ih_n = q.in[2], iw_n = q.in[3], oh_n = q.out[2], ow_n = q.out[3];
+  const int64_t oplane = oh_n * ow_n;
+  // Tap (c, kh, kw) of output column ow reads staged row (c, kh) in phase
+  // (kw * dil) % s at ow + (kw * dil) / s.
+  int32_t offset[kMaxRowTaps];
+  for (int64_t t = 0; t < taps; ++t) {
+    const int64_t row = t / kw_n, reach = (t % kw_n) * q.dil[3];
+    offset[t] = static_cast<int32_t>((row * s + reach % s) * g.phase_w + reach / s);
+  }
+  const int64_t units = p.batch * oh_n;
+  const int64_t work = p.batch * cout * taps * oplane;
+  const int64_t tasks =
+      par.parallel_for && work >= kMinParallelWork ? (par.threads < units ? par.threads : units)
+                                                   : 1;
+  run_tasks(par, tasks, [&](int64_t task) {
+    float *staged = par.scratch_of(task, scratch);
+    for (int64_t u = units * task / tasks; u < units * (task + 1) / tasks; ++u) {
+      const int64_t b = u / oh_n, oh = u % oh_n;
+      // Stage the input rows this output row reads, zero-padded, phase by
+      // phase: phase r holds padded columns r, r + s, r + 2s, ...
+      for (int64_t c = 0; c < cin; ++c)
+        for (int64_t kh = 0; kh < kh_n; ++kh) {
+          float *row = staged + (c * kh_n + kh) * s * g.phase_w;
+          const int64_t ih = oh * q.st[2] + kh * q.dil[2] - q.pad[2];
+          if (ih < 0 || ih >= ih_n) {
+            std::memset(row, 0, sizeof(float) * static_cast<size_t>(s * g.phase_w));
+            continue;
+          }
+          const float *src = x + ((b * cin + c) * ih_n + ih) * iw_n;
+          for (int64_t r = 0; r < s; ++r)
+            detail::stage_phase(src, iw_n, r - q.pad[3], s, row + r * g.phase_w, g.phase_w);
+        }
+      float *yrow = y + b * cout * oplane + oh * ow_n;
+      // Tiles of C channels x V vectors along the row, then the last
+      // vectors of the row (fewer than V) in tiles of more channels, as
+      // many accumulators (one vector per tile would leave each FMA chain
+      // waiting on its own latency).
+      const int64_t vectors = (ow_n + L - 1) / L, whole = vectors / V * V;
+      const detail::RowTapsRow r{staged, offset, taps, w, bias, yrow, oplane, ow_n, cout};
+      detail::row_taps_tiles<C, V>(r, 0, 0, whole);
+      switch (vectors - whole) {
+      case 3:
+        detail::row_taps_tiles<detail::pow2_at_most(C * V / 3), 3>(r, 0, whole, vectors);
+        break;
+      case 2:
+        detail::row_taps_tiles<detail::pow2_at_most(C * V / 2), 2>(r, 0, whole, vectors);
+        break;
+      case 1:
+        detail::row_taps_tiles<C * V, 1>(r, 0, whole, vectors);
+        break;
+      default:
+        break;
+      }
+      for (int64_t c = 0; c < cout; ++c) {
+        const int64_t at = (b * cout + c) * oplane + oh * ow_n;
+        epi(y + at, at, detail::opaque(ow_n));
+      }
+    }
+  });
+}
+
+} // namespace rt
+} // namespace tract
