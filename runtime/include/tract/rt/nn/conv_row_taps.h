@@ -10,9 +10,12 @@
 // consecutive staged floats. A register tile is kRowTapsChannels output
 // channels x kRowTapsVectors vectors of 16 pixels of one output row: per tap
 // it loads the vectors and broadcasts one weight per channel from the ONNX
-// weight tensor as it is ([cout][cin][kh][kw]: no packing). The bias starts
-// the accumulators; the epilogue runs on each output row of each channel
-// while it is in L1.
+// weight tensor as it is ([cout][cin][kh][kw]: no packing). The bias is
+// added after the taps, as the GEMM does: with the taps' FMAs in the same
+// order, the outputs are those of im2col + GEMM bit for bit (up to 512 taps,
+// one K block), so a detector's NMS keeps its ties where it did (SSDlite's
+// boxes moved when the bias started the sum). The epilogue runs on each
+// output row of each channel while it is in L1.
 #pragma once
 
 #include "tract/rt/common.h"
@@ -100,7 +103,7 @@ inline void row_taps_tile(const float *x, const int32_t *offset, int64_t taps, c
   TRACT_UNROLL(16)
   for (int64_t c = 0; c < C; ++c)
     for (int64_t v = 0; v < V; ++v)
-      acc[c][v] = _mm512_set1_ps(bias ? bias[c] : 0.0f);
+      acc[c][v] = _mm512_setzero_ps();
   for (int64_t t = 0; t < taps; ++t) {
     const float *xt = x + offset[t];
     __m512 xv[V];
@@ -118,6 +121,8 @@ inline void row_taps_tile(const float *x, const int32_t *offset, int64_t taps, c
   TRACT_UNROLL(16)
   for (int64_t c = 0; c < C; ++c)
     for (int64_t v = 0; v < V; ++v) {
+      if (bias)
+        acc[c][v] = _mm512_add_ps(acc[c][v], _mm512_set1_ps(bias[c]));
       const int64_t n = cols - v * kRowTapsLanes;
       if (n >= kRowTapsLanes)
         _mm512_storeu_ps(y + c * plane + v * kRowTapsLanes, acc[c][v]);
@@ -137,12 +142,10 @@ template <int64_t C, int64_t V>
 inline void row_taps_tile(const float *x, const int32_t *offset, int64_t taps, const float *w,
                           const float *bias, float *y, int64_t plane, int64_t cols) {
   row_taps_v16 acc[C][V];
-  for (int64_t c = 0; c < C; ++c) {
-    const float b = bias ? bias[c] : 0.0f;
+  for (int64_t c = 0; c < C; ++c)
     for (int64_t v = 0; v < V; ++v)
       for (int64_t l = 0; l < kRowTapsLanes; ++l)
-        acc[c][v][l] = b;
-  }
+        acc[c][v][l] = 0.0f;
   for (int64_t t = 0; t < taps; ++t) {
     const float *xt = x + offset[t];
     row_taps_v16 xv[V];
@@ -155,6 +158,8 @@ inline void row_taps_tile(const float *x, const int32_t *offset, int64_t taps, c
   }
   for (int64_t c = 0; c < C; ++c)
     for (int64_t v = 0; v < V; ++v) {
+      if (bias)
+        acc[c][v] += bias[c];
       const int64_t n = cols - v * kRowTapsLanes;
       if (n >= kRowTapsLanes)
         std::memcpy(y + c * plane + v * kRowTapsLanes, &acc[c][v], sizeof acc[c][v]);
@@ -169,10 +174,10 @@ inline void row_taps_tile(const float *x, const int32_t *offset, int64_t taps, c
                           const float *bias, float *y, int64_t plane, int64_t cols) {
   for (int64_t c = 0; c < C; ++c)
     for (int64_t i = 0; i < V * kRowTapsLanes && i < cols; ++i) {
-      float acc = bias ? bias[c] : 0.0f;
+      float acc = 0.0f;
       for (int64_t t = 0; t < taps; ++t)
         acc += w[c * taps + t] * x[offset[t] + i];
-      y[c * plane + i] = acc;
+      y[c * plane + i] = bias ? acc + bias[c] : acc;
     }
 }
 #endif
