@@ -14,6 +14,7 @@
 #include "compiler/Codegen/Passes.h"
 #include "compiler/Emit/EmitCommon.h"
 #include "compiler/Emit/KernelCalls.h"
+#include "compiler/Emit/ThreadChoice.h"
 #include "compiler/Support/ElementsData.h"
 
 #include <fmt/format.h>
@@ -101,12 +102,18 @@ LogicalResult mlir::tract::emitCpp(ModuleOp module, const EmitOptions &options, 
 
   // The per-thread scratch of PREFIX_run_threads: tasks 1..T-1 get slices of
   // the largest kernel scratch after the planned arena.
+  // A model that runs on one thread (ThreadChoice.h) passes its kernels a
+  // hook-less Parallel and needs no per-thread scratch.
   int64_t threadScratch = 0;
-  bool parallel = false;
+  bool takesHook = false;
   for (const Kernel &k : pm.kernels) {
     threadScratch = std::max(threadScratch, (k.scratchBytes + 63) / 64 * 64);
-    parallel = parallel || takesParallel(k.op);
+    takesHook = takesHook || takesParallel(k.op);
   }
+  const bool oneThread = runsOnOneThread(pm);
+  const bool parallel = takesHook && !oneThread;
+  if (oneThread)
+    threadScratch = 0;
   src += fmt::format("int {}_run_threads(const void *const *inputs, void *const *outputs, void *arena,\n"
                      "    tract_parallel_for_fn parallel_for, void *pool, int threads) {{\n", P);
   bool usesArena = false, usesInputs = false, usesOutputs = !pm.outputs.empty();
@@ -143,6 +150,11 @@ LogicalResult mlir::tract::emitCpp(ModuleOp module, const EmitOptions &options, 
                        threadScratch / 4);
   else
     src += "  (void)parallel_for;\n  (void)pool;\n  (void)threads;\n";
+  if (takesHook && oneThread)
+    src += fmt::format("  // {} bytes of weights and tensors with every kernel short: one core's\n"
+                       "  // caches serve it best, so it runs on the calling thread.\n"
+                       "  const tract::rt::Parallel par{{}};\n",
+                       modelFootprintBytes(pm));
   if (!usesInputs)
     src += "  (void)inputs;\n";
   if (!usesOutputs)

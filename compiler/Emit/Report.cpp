@@ -1,6 +1,7 @@
 //===- Report.cpp - the --report JSON ------------------------------------------===//
 #include "compiler/Emit/CppEmitter.h"
 #include "compiler/Emit/EmitCommon.h"
+#include "compiler/Emit/ThreadChoice.h"
 #include "compiler/Support/ElementsData.h"
 #include "dialects/tract/IR/TractOps.h"
 
@@ -111,6 +112,7 @@ std::string mlir::tract::emitReport(ModuleOp module, const EmitOptions &options)
                           {"target", options.target},
                           {"arena_bytes", pm.arenaBytes},
                           {"weights_bytes", (int64_t)pm.weights.size()},
+                          {"one_thread", runsOnOneThread(pm)},
                           {"fixed_inputs", std::move(fixed)},
                           {"fallbacks", std::move(fallbacks)},
                           {"kernels", std::move(kernels)},
