@@ -21,7 +21,8 @@
 //                           (a chained tract.kernel: 1x1 expand, then depthwise conv)
 //                         | "mean_from_lanes" | "scale_lanes" (on a reduce_mean and a
 //                           mul: a squeeze-and-excitation on a depthwise conv's output
-//                           kept in lane layout, LaneChains.cpp)
+//                           kept in lane layout, or a global average pool of a 1x1
+//                           conv's output, LaneChains.cpp)
 //                         | "channels_last" (on a roi_align: its input transposed
 //                           into scratch, roi_align_channels_last.h)
 //                         | "sorted" (on a non_max_suppression: candidates sorted in

@@ -242,6 +242,33 @@ void fuseExpands(Block &body) {
   }
 }
 
+// A mean over the plane (a global average pool) that is the only reader of
+// a 1x1 conv's output reads it in lane layout (mean_from_lanes): the conv
+// writes lanes, with no transpose back to NCHW. A conv that read lanes
+// already (a keyword spotter's last conv, after a depthwise conv) becomes
+// pointwise_lanes, which runs at the GEMM's speed where
+// pointwise_from_lanes pays for the transpose (KWS's last conv 13 -> 11 us).
+void chooseLaneMeans(Block &body) {
+  for (Operation &op : body) {
+    auto mean = dyn_cast<ReduceMeanOp>(op);
+    if (!mean || !algorithmOf(mean).empty() || mean.getAxes() != ArrayRef<int64_t>{2, 3})
+      continue;
+    Value x = mean->getOperand(0);
+    Operation *producer = x.getDefiningOp();
+    auto type = typeOf(x);
+    if (!producer || !x.hasOneUse() || type.getRank() != 4 || !type.getElementType().isF32() ||
+        type.getDimSize(1) % ::tract::rt::lanes::kLanes != 0 || !epilogueReadsNothing(producer))
+      continue;
+    if (algorithmOf(producer) == "pointwise_from_lanes")
+      setAlgorithm(producer, "pointwise_lanes", 0);
+    else if (lanePointwise(producer))
+      setAlgorithm(producer, "pointwise_to_lanes", 0);
+    else
+      continue;
+    setAlgorithm(mean, "mean_from_lanes", 0);
+  }
+}
+
 } // namespace
 
 bool isSqueezeExciteLanes(Operation *op) {
@@ -295,6 +322,7 @@ void chooseLaneChains(Block &body) {
                    in && out ? "depthwise_lanes" : in ? "depthwise_lanes_in" : "depthwise_lanes_out",
                    ::tract::rt::depthwise_scratch_floats(convParamsOf(dw)));
   }
+  chooseLaneMeans(body);
   fuseExpands(body);
 }
 

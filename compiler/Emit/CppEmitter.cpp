@@ -110,7 +110,7 @@ LogicalResult mlir::tract::emitCpp(ModuleOp module, const EmitOptions &options, 
     threadScratch = std::max(threadScratch, (k.scratchBytes + 63) / 64 * 64);
     takesHook = takesHook || takesParallel(k.op);
   }
-  const bool oneThread = runsOnOneThread(pm);
+  const bool oneThread = !options.alwaysSplit && runsOnOneThread(pm);
   const bool parallel = takesHook && !oneThread;
   if (oneThread)
     threadScratch = 0;

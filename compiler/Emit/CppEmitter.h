@@ -16,6 +16,7 @@ struct EmitOptions {
   std::string target = "generic";
   bool withMain = false;
   bool fp16Gemm = false; // spirv: tiled GEMMs on cooperative-matrix units (--fp16-gemm)
+  bool alwaysSplit = false; // --always-split: no model runs on one thread (ThreadChoice.h)
 };
 
 struct EmittedCpp {

@@ -112,7 +112,7 @@ std::string mlir::tract::emitReport(ModuleOp module, const EmitOptions &options)
                           {"target", options.target},
                           {"arena_bytes", pm.arenaBytes},
                           {"weights_bytes", (int64_t)pm.weights.size()},
-                          {"one_thread", runsOnOneThread(pm)},
+                          {"one_thread", !options.alwaysSplit && runsOnOneThread(pm)},
                           {"fixed_inputs", std::move(fixed)},
                           {"fallbacks", std::move(fallbacks)},
                           {"kernels", std::move(kernels)},

@@ -60,6 +60,54 @@ func.func @lane_chain(%x: tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32> {
 
 // -----
 
+// A mean over the plane that is a 1x1 conv's only reader reads lane layout
+// (mean_from_lanes): after a depthwise conv the conv reads and writes lanes
+// (a keyword spotter's last conv), on an NCHW input it writes them. Not with
+// a second reader of the conv's output, nor on 24 channels (not whole
+// 16-channel blocks), nor for a mean over channels.
+// CHECK-LABEL: func @mean_after_lanes
+// CHECK: tract.conv {{.*}}tract.algorithm = "depthwise_lanes_out",
+// CHECK: tract.conv {{.*}}tract.algorithm = "pointwise_lanes", tract.packed_weights, tract.scratch_bytes = 0
+// CHECK: tract.reduce_mean {{.*}}tract.algorithm = "mean_from_lanes", tract.scratch_bytes = 0
+// CHECK-LABEL: func @mean_after_pointwise
+// CHECK: tract.conv {{.*}}tract.algorithm = "pointwise_to_lanes", tract.packed_weights, tract.scratch_bytes = 0
+// CHECK: tract.reduce_mean {{.*}}tract.algorithm = "mean_from_lanes", tract.scratch_bytes = 0
+// CHECK-LABEL: func @mean_not_lanes
+// CHECK: tract.conv {{.*}}tract.algorithm = "gemm_pointwise",
+// CHECK-NOT: mean_from_lanes
+// CHECK: tract.conv {{.*}}tract.algorithm = "gemm_pointwise",
+// CHECK-NOT: mean_from_lanes
+// CHECK: tract.conv {{.*}}tract.algorithm = "gemm_pointwise",
+// CHECK-NOT: mean_from_lanes
+func.func @mean_after_lanes(%x: tensor<1x16x8x8xf32>) -> tensor<1x32x1x1xf32> {
+  %d = tract.const dense<1.0> : tensor<16x1x3x3xf32>
+  %w = tract.const dense<0.5> : tensor<32x16x1x1xf32>
+  %0 = tract.conv %x, %d {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 16} : (tensor<1x16x8x8xf32>, tensor<16x1x3x3xf32>) -> tensor<1x16x8x8xf32>
+  %1 = tract.conv %0, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1} : (tensor<1x16x8x8xf32>, tensor<32x16x1x1xf32>) -> tensor<1x32x8x8xf32>
+  %2 = tract.reduce_mean %1 {axes = array<i64: 2, 3>} : tensor<1x32x8x8xf32> -> tensor<1x32x1x1xf32>
+  return %2 : tensor<1x32x1x1xf32>
+}
+func.func @mean_after_pointwise(%x: tensor<1x16x8x8xf32>) -> tensor<1x32x1x1xf32> {
+  %w = tract.const dense<0.5> : tensor<32x16x1x1xf32>
+  %0 = tract.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1} : (tensor<1x16x8x8xf32>, tensor<32x16x1x1xf32>) -> tensor<1x32x8x8xf32>
+  %1 = tract.reduce_mean %0 {axes = array<i64: 2, 3>} : tensor<1x32x8x8xf32> -> tensor<1x32x1x1xf32>
+  return %1 : tensor<1x32x1x1xf32>
+}
+func.func @mean_not_lanes(%x: tensor<1x16x8x8xf32>) -> (tensor<1x32x1x1xf32>, tensor<1x32x8x8xf32>, tensor<1x24x1x1xf32>, tensor<1x1x8x8xf32>) {
+  %w = tract.const dense<0.5> : tensor<32x16x1x1xf32>
+  %w24 = tract.const dense<0.5> : tensor<24x16x1x1xf32>
+  %w2 = tract.const dense<0.25> : tensor<32x16x1x1xf32>
+  %0 = tract.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1} : (tensor<1x16x8x8xf32>, tensor<32x16x1x1xf32>) -> tensor<1x32x8x8xf32>
+  %1 = tract.reduce_mean %0 {axes = array<i64: 2, 3>} : tensor<1x32x8x8xf32> -> tensor<1x32x1x1xf32>
+  %2 = tract.conv %x, %w24 {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1} : (tensor<1x16x8x8xf32>, tensor<24x16x1x1xf32>) -> tensor<1x24x8x8xf32>
+  %3 = tract.reduce_mean %2 {axes = array<i64: 2, 3>} : tensor<1x24x8x8xf32> -> tensor<1x24x1x1xf32>
+  %4 = tract.conv %x, %w2 {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1} : (tensor<1x16x8x8xf32>, tensor<32x16x1x1xf32>) -> tensor<1x32x8x8xf32>
+  %5 = tract.reduce_mean %4 {axes = array<i64: 1>} : tensor<1x32x8x8xf32> -> tensor<1x1x8x8xf32>
+  return %1, %0, %3, %5 : tensor<1x32x1x1xf32>, tensor<1x32x8x8xf32>, tensor<1x24x1x1xf32>, tensor<1x1x8x8xf32>
+}
+
+// -----
+
 // A first conv with few input channels feeding a depthwise conv computes
 // into lane layout tap by tap (conv_to_lanes): scratch for its 3 x 3 staged
 // input rows of 17 floats (1 of padding, 16 of the row).

@@ -70,6 +70,11 @@ cl::opt<bool> fp16Gemm("fp16-gemm",
                                 "cooperative-matrix units, fp16 operands and fp32 sums "
                                 "(needs VK_NV_cooperative_matrix)"),
                        cl::cat(category));
+cl::opt<bool> alwaysSplit("always-split",
+                          cl::desc("Split kernels over model_run_threads' threads even in a "
+                                   "model small enough to run faster on one (to test the "
+                                   "threaded paths on small models)"),
+                          cl::cat(category));
 cl::opt<bool> noOptimize("no-optimize",
                          cl::desc("Skip the graph optimizer (declutter): one kernel per "
                                   "imported op, to check that rewrites keep results"),
@@ -293,6 +298,7 @@ int main(int argc, char **argv) {
   emitOptions.target = target;
   emitOptions.withMain = withMain;
   emitOptions.fp16Gemm = fp16Gemm;
+  emitOptions.alwaysSplit = alwaysSplit;
   mlir::tract::EmittedCpp emitted;
   std::string shaderText;
   bool shaders = emitStage == "glsl" || emitStage == "spirv-asm";

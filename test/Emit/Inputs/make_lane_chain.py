@@ -1,13 +1,14 @@
 #!/usr/bin/python3
 """Writes an inverted residual block (MobileNetV2) and its numpy reference.
 
-usage: make_lane_chain.py OUT_DIR [H W E [se]]
+usage: make_lane_chain.py OUT_DIR [H W E [se | gap]]
   OUT_DIR/model.onnx: X[1,16,H,W] -> 1x1 conv 16->E, Clip(0, 6) -> 3x3
   depthwise conv (pad 1), Clip(0, 6) -> 1x1 conv E->16 -> + X -> Y
   (H, W, E default to 9, 10, 32). With `se`, a squeeze-and-excitation
   block (EfficientNet's) between the depthwise conv and the project:
   GlobalAveragePool -> 1x1 conv E->8, Relu -> 1x1 conv 8->E, Sigmoid ->
-  times the depthwise conv's output.
+  times the depthwise conv's output. With `gap`, no residual: Y[1,16,1,1] is
+  the project's output averaged over the plane (GlobalAveragePool).
   OUT_DIR/x.npy, OUT_DIR/want.npy: an input and its expected output.
 The tensors between the convs have E channels (a multiple of 16), one use
 each: tractc keeps them in 16-channel lane layout, and fuses the expand into
@@ -35,6 +36,7 @@ def main():
     out = sys.argv[1]
     h, w, e = (int(a) for a in sys.argv[2:5]) if len(sys.argv) >= 5 else (9, 10, 32)
     se = sys.argv[5:] == ["se"]
+    gap = sys.argv[5:] == ["gap"]
     rng = np.random.default_rng(7)
     w1 = (rng.standard_normal((e, 16, 1, 1)) * 0.5).astype(np.float32)
     b1 = rng.standard_normal(e).astype(np.float32)
@@ -65,6 +67,7 @@ def main():
         ]
     nodes += [
         helper.make_node("Conv", ["DS" if se else "D6", "W2", "B2"], ["P"], name="project"),
+        helper.make_node("GlobalAveragePool", ["P"], ["Y"], name="pool") if gap else
         helper.make_node("Add", ["P", "X"], ["Y"], name="residual"),
     ]
     inits = [numpy_helper.from_array(a, n) for a, n in
@@ -75,7 +78,7 @@ def main():
     graph = helper.make_graph(
         nodes, "lane_chain",
         [helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 16, h, w])],
-        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, 16, h, w])],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, 16, 1, 1] if gap else [1, 16, h, w])],
         inits + [lo, hi])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
     model.ir_version = 8
@@ -88,7 +91,8 @@ def main():
         s1 = np.maximum(s @ ws1[:, :, 0, 0].T + bs1, 0)
         gate = 1 / (1 + np.exp(-(s1 @ ws2[:, :, 0, 0].T + bs2)))
         d = d * gate[:, :, None, None]
-    y = np.einsum("oc,nchw->nohw", w2[:, :, 0, 0], d) + b2[None, :, None, None] + x
+    y = np.einsum("oc,nchw->nohw", w2[:, :, 0, 0], d) + b2[None, :, None, None]
+    y = y.mean(axis=(2, 3), keepdims=True) if gap else y + x
     np.save(f"{out}/x.npy", x.astype(np.float32))
     np.save(f"{out}/want.npy", y.astype(np.float32))
 
