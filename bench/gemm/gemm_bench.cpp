@@ -47,6 +47,7 @@ int main(int argc, char **argv) {
       {"square", 256, 256, 256, false},   {"square", 512, 512, 512, false},
       {"square", 1024, 1024, 1024, false}, {"conv3x3 64ch 56x56", 64, 3136, 576, true},
       {"conv3x3 256ch 14x14", 256, 196, 2304, true}, {"linear 128x256->1024", 128, 1024, 256, false},
+      {"conv1x1 512->1000 13x13", 1000, 169, 512, true},
   };
   bench::print_cpu();
   const bench::FmaPeak peak = bench::measure_fma_peak();
