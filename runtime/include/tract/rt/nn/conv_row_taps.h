@@ -51,14 +51,16 @@ constexpr int64_t kMaxRowTaps = 1024;
 struct RowTapsGeometry {
   int64_t phases;  // the stride along a row: one staged row per column phase
   int64_t phase_w; // floats per staged phase row (whole vectors of outputs, the taps' reach)
-  int64_t rows;    // staged input rows per output row: cin x kh
+  int64_t span;    // input rows one output row reads: (kh - 1) x dilation + 1
+  int64_t rows;    // staged input rows: cin x span, a ring per input channel
 };
 
 inline RowTapsGeometry row_taps_geometry(const ConvParams &p) {
   const detail::Conv4 q = detail::conv4(p);
   const int64_t vectors = (q.out[3] + kRowTapsLanes - 1) / kRowTapsLanes;
   const int64_t reach = (q.ker[3] - 1) * q.dil[3] / q.st[3];
-  return {q.st[3], vectors * kRowTapsLanes + reach + 1, p.in_channels * q.ker[2]};
+  const int64_t span = (q.ker[2] - 1) * q.dil[2] + 1;
+  return {q.st[3], vectors * kRowTapsLanes + reach + 1, span, p.in_channels * span};
 }
 
 // Whether conv_row_taps takes the conv: a 1-d or 2-d ungrouped conv with few
@@ -84,7 +86,7 @@ inline bool conv_row_taps_pays(const ConvParams &p) {
          (!conv_by_taps_pays(p) || detail::conv4(p).out[3] >= kMinRowTapsColsOverTiles);
 }
 
-// Scratch floats per task: the staged phase rows of one output row.
+// Scratch floats per task: the staged phase rows of one output row's span.
 inline int64_t conv_row_taps_scratch_floats(const ConvParams &p) {
   const RowTapsGeometry g = row_taps_geometry(p);
   return g.rows * g.phases * g.phase_w;
@@ -97,7 +99,7 @@ namespace detail {
 // registers: from vector types GCC 12 folded each load into every FMA that
 // used it, C loads per vector, and the tile ran at the load ports' pace.)
 template <int64_t C, int64_t V>
-inline void row_taps_tile(const float *x, const int32_t *offset, int64_t taps, const float *w,
+TRACT_NOINLINE void row_taps_tile(const float *x, const int32_t *offset, int64_t taps, const float *w,
                           const float *bias, float *y, int64_t plane, int64_t cols) {
   __m512 acc[C][V];
   TRACT_UNROLL(16)
@@ -139,7 +141,7 @@ typedef float row_taps_v16 __attribute__((vector_size(64)));
 // output's staged position). `cols` outputs of the row from the tile's
 // first are stored (the last vector may be partial).
 template <int64_t C, int64_t V>
-inline void row_taps_tile(const float *x, const int32_t *offset, int64_t taps, const float *w,
+TRACT_NOINLINE void row_taps_tile(const float *x, const int32_t *offset, int64_t taps, const float *w,
                           const float *bias, float *y, int64_t plane, int64_t cols) {
   row_taps_v16 acc[C][V];
   for (int64_t c = 0; c < C; ++c)
@@ -170,7 +172,7 @@ inline void row_taps_tile(const float *x, const int32_t *offset, int64_t taps, c
 }
 #else
 template <int64_t C, int64_t V>
-inline void row_taps_tile(const float *x, const int32_t *offset, int64_t taps, const float *w,
+TRACT_NOINLINE void row_taps_tile(const float *x, const int32_t *offset, int64_t taps, const float *w,
                           const float *bias, float *y, int64_t plane, int64_t cols) {
   for (int64_t c = 0; c < C; ++c)
     for (int64_t i = 0; i < V * kRowTapsLanes && i < cols; ++i) {
@@ -253,13 +255,19 @@ void conv_row_taps(const float *x, const float *w, const float *bias, float *y,
   const int64_t taps = cin * kh_n * kw_n, s = q.st[3];
   const int64_t ih_n = q.in[2], iw_n = q.in[3], oh_n = q.out[2], ow_n = q.out[3];
   const int64_t oplane = oh_n * ow_n;
-  // Tap (c, kh, kw) of output column ow reads staged row (c, kh) in phase
-  // (kw * dil) % s at ow + (kw * dil) / s.
-  int32_t offset[kMaxRowTaps];
-  for (int64_t t = 0; t < taps; ++t) {
-    const int64_t row = t / kw_n, reach = (t % kw_n) * q.dil[3];
-    offset[t] = static_cast<int32_t>((row * s + reach % s) * g.phase_w + reach / s);
+  // Input row ih of channel c is staged in ring slot (c, ih mod span), each
+  // row once per task: consecutive output rows share span - stride of
+  // their input rows (a 3x3 stride-1 conv stages a third of what it would
+  // per output row; ResNet's 7x7 stride-2 stem, 2/7). Tap (c, kh, kw) of
+  // output column ow reads the slot of row oh * stride + kh * dil - pad in
+  // phase (kw * dil) % s at ow + (kw * dil) / s.
+  const int64_t span = g.span;
+  int32_t in_col[kMaxRowTaps]; // kw -> phase and column within a staged row
+  for (int64_t kw = 0; kw < kw_n; ++kw) {
+    const int64_t reach = kw * q.dil[3];
+    in_col[kw] = static_cast<int32_t>((reach % s) * g.phase_w + reach / s);
   }
+  auto slot_of = [&](int64_t ih) { return ((ih % span) + span) % span; };
   const int64_t units = p.batch * oh_n;
   const int64_t work = p.batch * cout * taps * oplane;
   const int64_t tasks =
@@ -267,21 +275,36 @@ void conv_row_taps(const float *x, const float *w, const float *bias, float *y,
                                                    : 1;
   run_tasks(par, tasks, [&](int64_t task) {
     float *staged = par.scratch_of(task, scratch);
+    int32_t offset[kMaxRowTaps];
+    int64_t staged_b = -1, next_ih = 0; // rows [next_ih - span, next_ih) of image staged_b are staged
     for (int64_t u = units * task / tasks; u < units * (task + 1) / tasks; ++u) {
-      const int64_t b = u / oh_n, oh = u % oh_n;
-      // Stage the input rows this output row reads, zero-padded, phase by
-      // phase: phase r holds padded columns r, r + s, r + 2s, ...
-      for (int64_t c = 0; c < cin; ++c)
-        for (int64_t kh = 0; kh < kh_n; ++kh) {
-          float *row = staged + (c * kh_n + kh) * s * g.phase_w;
-          const int64_t ih = oh * q.st[2] + kh * q.dil[2] - q.pad[2];
-          if (ih < 0 || ih >= ih_n) {
+      const int64_t b = u / oh_n, oh = u % oh_n, ih0 = oh * q.st[2] - q.pad[2];
+      if (b != staged_b || next_ih < ih0) {
+        staged_b = b;
+        next_ih = ih0;
+      }
+      // Stage the input rows this output row reads that are not staged
+      // yet, zero-padded, phase by phase: phase r holds padded columns r,
+      // r + s, r + 2s, ...
+      for (int64_t slot = slot_of(next_ih); next_ih < ih0 + span;
+           ++next_ih, slot = slot + 1 == span ? 0 : slot + 1)
+        for (int64_t c = 0; c < cin; ++c) {
+          float *row = staged + (c * span + slot) * s * g.phase_w;
+          if (next_ih < 0 || next_ih >= ih_n) {
             std::memset(row, 0, sizeof(float) * static_cast<size_t>(s * g.phase_w));
             continue;
           }
-          const float *src = x + ((b * cin + c) * ih_n + ih) * iw_n;
+          const float *src = x + ((b * cin + c) * ih_n + next_ih) * iw_n;
           for (int64_t r = 0; r < s; ++r)
             detail::stage_phase(src, iw_n, r - q.pad[3], s, row + r * g.phase_w, g.phase_w);
+        }
+      const int64_t slot0 = slot_of(ih0);
+      for (int64_t c = 0, t = 0; c < cin; ++c)
+        for (int64_t kh = 0; kh < kh_n; ++kh) {
+          const int64_t slot = slot0 + kh * q.dil[2]; // < 2 x span
+          const int64_t base = (c * span + (slot < span ? slot : slot - span)) * s * g.phase_w;
+          for (int64_t kw = 0; kw < kw_n; ++kw, ++t)
+            offset[t] = static_cast<int32_t>(base) + in_col[kw];
         }
       float *yrow = y + b * cout * oplane + oh * ow_n;
       // Tiles of C channels x V vectors along the row, then the last
