@@ -99,8 +99,9 @@ namespace detail {
 // registers: from vector types GCC 12 folded each load into every FMA that
 // used it, C loads per vector, and the tile ran at the load ports' pace.)
 template <int64_t C, int64_t V>
-TRACT_NOINLINE void row_taps_tile(const float *x, const int32_t *offset, int64_t taps, const float *w,
-                          const float *bias, float *y, int64_t plane, int64_t cols) {
+TRACT_NOINLINE void row_taps_tile(const float *x, const int32_t *offset, int64_t taps,
+                                  const float *w, const float *bias, float *y, int64_t plane,
+                                  int64_t cols) {
   __m512 acc[C][V];
   TRACT_UNROLL(16)
   for (int64_t c = 0; c < C; ++c)
@@ -141,8 +142,9 @@ typedef float row_taps_v16 __attribute__((vector_size(64)));
 // output's staged position). `cols` outputs of the row from the tile's
 // first are stored (the last vector may be partial).
 template <int64_t C, int64_t V>
-TRACT_NOINLINE void row_taps_tile(const float *x, const int32_t *offset, int64_t taps, const float *w,
-                          const float *bias, float *y, int64_t plane, int64_t cols) {
+TRACT_NOINLINE void row_taps_tile(const float *x, const int32_t *offset, int64_t taps,
+                                  const float *w, const float *bias, float *y, int64_t plane,
+                                  int64_t cols) {
   row_taps_v16 acc[C][V];
   for (int64_t c = 0; c < C; ++c)
     for (int64_t v = 0; v < V; ++v)
@@ -172,8 +174,9 @@ TRACT_NOINLINE void row_taps_tile(const float *x, const int32_t *offset, int64_t
 }
 #else
 template <int64_t C, int64_t V>
-TRACT_NOINLINE void row_taps_tile(const float *x, const int32_t *offset, int64_t taps, const float *w,
-                          const float *bias, float *y, int64_t plane, int64_t cols) {
+TRACT_NOINLINE void row_taps_tile(const float *x, const int32_t *offset, int64_t taps,
+                                  const float *w, const float *bias, float *y, int64_t plane,
+                                  int64_t cols) {
   for (int64_t c = 0; c < C; ++c)
     for (int64_t i = 0; i < V * kRowTapsLanes && i < cols; ++i) {
       float acc = 0.0f;
@@ -276,7 +279,8 @@ void conv_row_taps(const float *x, const float *w, const float *bias, float *y,
   run_tasks(par, tasks, [&](int64_t task) {
     float *staged = par.scratch_of(task, scratch);
     int32_t offset[kMaxRowTaps];
-    int64_t staged_b = -1, next_ih = 0; // rows [next_ih - span, next_ih) of image staged_b are staged
+    // Rows [next_ih - span, next_ih) of image staged_b are staged.
+    int64_t staged_b = -1, next_ih = 0;
     for (int64_t u = units * task / tasks; u < units * (task + 1) / tasks; ++u) {
       const int64_t b = u / oh_n, oh = u % oh_n, ih0 = oh * q.st[2] - q.pad[2];
       if (b != staged_b || next_ih < ih0) {
