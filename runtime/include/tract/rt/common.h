@@ -160,6 +160,19 @@ template <class T> inline T madd(T acc, T a, T b) {
 #define TRACT_UNROLL(n)
 #endif
 
+// A loop whose iterations are independent although the compiler cannot
+// prove it: generated element-wise loops, which write element i of a buffer
+// that may be one of their inputs (in place), read at i before. Without it
+// GCC inlined such a loop into the model's run function and kept it scalar
+// (DenseNet-121's BatchNorm + ReLU on 128 x 16 x 16: 36 us instead of 4).
+#if defined(__clang__)
+#define TRACT_IVDEP TRACT_PRAGMA(clang loop vectorize(assume_safety))
+#elif defined(__GNUC__)
+#define TRACT_IVDEP TRACT_PRAGMA(GCC ivdep)
+#else
+#define TRACT_IVDEP
+#endif
+
 // A register tile kept out of line: inlined into a caller with its own live
 // values, GCC 12 spilled some of the tile's accumulators (conv_row_taps'
 // tiles inlined into its row loop: 0.41 -> 0.43 ms on SqueezeNet's stem).
