@@ -458,6 +458,8 @@ LogicalResult buildFusedKernel(KernelOp kernel, KernelCall &call) {
     if (failed(buildGemmCall(kernel, "epilogue", call)))
       return failure();
   } else if (row > 0) {
+    if (!anchor)
+      call.path = "elementwise";
     call.lines.push_back(fmt::format("for (int64_t i0 = 0; i0 < {}; i0 += {}) {{", n, row));
     for (const std::string &l : code->hoisted)
       call.lines.push_back("  " + l);
@@ -477,6 +479,8 @@ LogicalResult buildFusedKernel(KernelOp kernel, KernelCall &call) {
     call.lines.push_back("  }");
     call.lines.push_back("}");
   } else {
+    if (!anchor)
+      call.path = "elementwise";
     call.lines.push_back("TRACT_IVDEP");
     call.lines.push_back(fmt::format("for (int64_t i = 0; i < {}; ++i) {{", n));
     for (const std::string &l : code->loop)
@@ -562,12 +566,14 @@ LogicalResult mlir::tract::buildKernelCall(Operation *op, KernelCall &call) {
   std::string T = cppElementType(result.getElementType());
 
   if (const char *f = unaryFunctor(op)) {
+    call.path = "elementwise";
     b.line(fmt::format("tract::rt::unary(in0, out0, {}, tract::rt::op::{}{{}});", n, f));
     call.flops = n;
     return success();
   }
   std::string pf = paramFunctor(op);
   if (!pf.empty()) {
+    call.path = "elementwise";
     b.line(fmt::format("tract::rt::unary(in0, out0, {}, tract::rt::op::{});", n, pf));
     call.flops = n;
     return success();
@@ -587,6 +593,7 @@ LogicalResult mlir::tract::buildKernelCall(Operation *op, KernelCall &call) {
   if (const char *f = binaryFunctor(op)) {
     auto a = typeOf(op->getOperand(0)), c = typeOf(op->getOperand(1));
     call.flops = n;
+    call.path = "elementwise"; // (binary_bcast: by rows, each vectorised)
     if (a.getShape() == result.getShape() && c.getShape() == result.getShape()) {
       b.line(fmt::format("tract::rt::binary_flat(in0, in1, out0, {}, tract::rt::op::{}{{}});", n, f));
       return success();
@@ -676,6 +683,8 @@ LogicalResult mlir::tract::buildKernelCall(Operation *op, KernelCall &call) {
         b.line(std::is_same_v<decltype(p), AvgPoolOp> ? "tract::rt::avg_pool(in0, out0, p, par);"
                                                        : "tract::rt::max_pool(in0, out0, p, par);");
         call.flops = n * product(p.getKernelShape());
+        if (spatial <= 2) // pool_ref.h is_rows_pool
+          call.path = "pool_rows";
         return success();
       })
       .Case<ArgMaxOp, ArgMinOp>([&](auto a) {
@@ -734,6 +743,7 @@ LogicalResult mlir::tract::buildKernelCall(Operation *op, KernelCall &call) {
       })
       .Case([&](ReshapeOp) {
         b.line(fmt::format("tract::rt::copy(in0, out0, {});", n));
+        call.path = "copy";
         return success();
       })
       .Case([&](CastOp) {
@@ -758,6 +768,7 @@ LogicalResult mlir::tract::buildKernelCall(Operation *op, KernelCall &call) {
                              inner, yInner, offset));
           offset += inner;
         }
+        call.path = "copy";
         return success();
       })
       .Case([&](SliceOp s) {

@@ -24,6 +24,10 @@ struct KernelCall {
   std::vector<std::string> lines;
   /// Arithmetic operations per run, for the report.
   int64_t flops = 0;
+  /// For the report, when the op has no tract.algorithm: the runtime path
+  /// the call takes where it is not the reference loop nest ("elementwise":
+  /// vectorised element loops, "pool_rows": pools by vector rows, "copy").
+  std::string path;
 };
 
 /// The C++ spelling of a tensor element type ("float", "int64_t", "bool").

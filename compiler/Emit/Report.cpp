@@ -54,7 +54,9 @@ std::string mlir::tract::emitReport(ModuleOp module, const EmitOptions &options)
                                          {"onnx_nodes", std::move(nodes)},
                                          {"onnx_ops", std::move(ops)},
                                          {"flops", k.call.flops},
-                                         {"algorithm", k.algorithm.empty() ? std::string("reference") : k.algorithm},
+                                         {"algorithm", !k.algorithm.empty()     ? k.algorithm
+                                                       : !k.call.path.empty() ? k.call.path
+                                                                              : std::string("reference")},
                                          {"scratch_bytes", k.scratchBytes},
                                          {"scratch_offset", k.scratchBytes > 0 ? llvm::json::Value(k.scratchOffset) : llvm::json::Value(nullptr)},
                                          {"inputs", std::move(inputs)},

@@ -1,7 +1,8 @@
 """The outputs of test/Emit/element-rows.onnxtext against numpy.
 
 check_element_rows.py REPORT.json X.npy OUTDIR...: each OUTDIR's output_0..2.npy,
-and the report's BatchNorm + ReLU kernel (k1_M) writing over its input."""
+the report's BatchNorm + ReLU kernel (k1_M) writing over its input, and the
+report's algorithm names."""
 import json
 import sys
 
@@ -11,6 +12,10 @@ kernels = {k["name"]: k for k in json.load(open(sys.argv[1]))["kernels"]}
 bn = kernels["k1_M"]
 assert bn["inputs"][0]["arena_offset"] is not None, bn
 assert bn["inputs"][0]["arena_offset"] == bn["outputs"][0]["arena_offset"], bn
+# The report names the paths these kernels take (none is the reference).
+assert [(k["name"], k["algorithm"]) for k in kernels.values()] == [
+    ("k0_P", "pool_rows"), ("k1_M", "elementwise"), ("k2_Y", "pool_rows"),
+    ("k3_Q", "pool_rows"), ("k4_N", "elementwise"), ("k5_G", "elementwise")], kernels.keys()
 x = np.load(sys.argv[2])
 scale = np.array([0.5, -1, 2, 0.25], np.float32).reshape(4, 1, 1)
 shift = np.array([0.1, 0.2, -0.3, 0.4], np.float32).reshape(4, 1, 1)
