@@ -227,6 +227,7 @@ struct ChooseKernels : impl::TractChooseKernelsPassBase<ChooseKernels> {
         top.setAttr(kPackedWeightsAttr, b.getUnitAttr());
     }
     chooseLaneChains(getOperation().getBody().front());
+    fuseMaxPoolTails(getOperation().getBody().front());
   }
 };
 
@@ -238,6 +239,40 @@ Operation *gemmAnchor(Operation *top) {
   if (auto kernel = dyn_cast<KernelOp>(top))
     return kernel.getAnchor();
   return nullptr;
+}
+
+::tract::rt::PoolParams poolParamsOf(Operation *pool) {
+  auto x = typeOf(pool->getOperand(0)), y = typeOf(pool->getResult(0));
+  ArrayRef<int64_t> kernel, strides, dilations, pads;
+  bool includePad = false;
+  if (auto avg = dyn_cast<AvgPoolOp>(pool)) {
+    kernel = avg.getKernelShape(), strides = avg.getStrides(), dilations = avg.getDilations();
+    pads = avg.getPads();
+    includePad = avg.getCountIncludePad();
+  } else {
+    auto max = cast<MaxPoolOp>(pool);
+    kernel = max.getKernelShape(), strides = max.getStrides(), dilations = max.getDilations();
+    pads = max.getPads();
+  }
+  ::tract::rt::PoolParams p{};
+  int64_t spatial = x.getRank() - 2;
+  p.spatial_rank = static_cast<int>(spatial);
+  p.batch_channels = x.getDimSize(0) * x.getDimSize(1);
+  p.count_include_pad = includePad;
+  for (int64_t d = 0; d < spatial && d < 4; ++d) {
+    p.in_size[d] = x.getDimSize(2 + d);
+    p.out_size[d] = y.getDimSize(2 + d);
+    p.kernel[d] = kernel[d];
+    p.stride[d] = strides[d];
+    p.dilation[d] = dilations[d];
+    p.pad_begin[d] = pads[d];
+    p.pad_end[d] = pads[spatial + d];
+    int64_t extent = (kernel[d] - 1) * dilations[d] + 1;
+    int64_t needed = (p.out_size[d] - 1) * strides[d] + extent - p.in_size[d] - pads[d];
+    if (!includePad)
+      p.pad_end[d] = std::max(p.pad_end[d], needed);
+  }
+  return p;
 }
 
 ::tract::rt::ConvParams convParamsOf(ConvOp conv) {
@@ -324,7 +359,7 @@ std::optional<std::string> packedWeightBytes(ConstOp c) {
     int64_t oc = t.getDimSize(0), taps = t.getNumElements() / oc;
     packed.resize(::tract::rt::lane_weight_floats(oc, taps));
     ::tract::rt::pack_lane_weights(w.data(), oc, taps, packed.data());
-  } else if (algorithm == "conv_row_taps") {
+  } else if (algorithm == "conv_row_taps" || algorithm == "row_taps_max_pool") {
     packed = std::move(w); // the ONNX layout is the kernel's
   } else if (algorithm == "fully_connected") {
     ::tract::rt::ConvParams p = convParamsOf(cast<ConvOp>(anchor));

@@ -19,6 +19,9 @@
 //                           (a chain kept in 16-channel lane layout: LaneChains.cpp)
 //                         | "expand_depthwise" [ "_lanes_in" | "_lanes_out" | "_lanes" ]
 //                           (a chained tract.kernel: 1x1 expand, then depthwise conv)
+//                         | "row_taps_max_pool" (a chained tract.kernel: a conv on
+//                           conv_row_taps, then the max pool that is its output's only
+//                           reader, ChainedKernels.cpp)
 //                         | "mean_from_lanes" | "scale_lanes" (on a reduce_mean and a
 //                           mul: a squeeze-and-excitation on a depthwise conv's output
 //                           kept in lane layout, or a global average pool of a 1x1
@@ -42,6 +45,7 @@
 #include "dialects/tract/IR/TractOps.h"
 
 #include "tract/rt/nn/conv_ref.h"
+#include "tract/rt/nn/pool_ref.h"
 
 #include <optional>
 #include <string>
@@ -63,6 +67,11 @@ bool isSqueezeExciteLanes(Operation *op);
 /// The runtime's ConvParams of a conv (also printed by the C++ emitter).
 ::tract::rt::ConvParams convParamsOf(ConvOp conv);
 
+/// The runtime's PoolParams of a max_pool or avg_pool (also printed by the
+/// C++ emitter): ceil_mode windows that run past the end padding extend it,
+/// so the kernel sees every tap the output needs.
+::tract::rt::PoolParams poolParamsOf(Operation *pool);
+
 /// A matmul as the runtime's batched GEMM call sees it: batch dims folded
 /// into M where B is one shared packed matrix and A is plain row-major.
 struct MatMulGeometry {
@@ -76,6 +85,26 @@ MatMulGeometry matMulGeometry(MatMulOp matmul, bool bPacked);
 /// depthwise conv, or from a depthwise conv to a 1x1 conv, in lane layout
 /// (rewrites those convs' algorithms; LaneChains.cpp).
 void chooseLaneChains(Block &body);
+
+/// After the per-op choices: a max pool that is the only reader of a conv on
+/// conv_row_taps joins it as the tail of one chained tract.kernel
+/// (algorithm "row_taps_max_pool"; ChainedKernels.cpp).
+void fuseMaxPoolTails(Block &body);
+
+/// The helpers of the passes over the choices (ChainedKernels.cpp):
+/// `top`'s tract.algorithm, or empty.
+StringRef algorithmOf(Operation *top);
+/// Sets `top`'s algorithm and scratch.
+void setAlgorithm(Operation *top, StringRef algorithm, int64_t scratchFloats);
+/// No fused op of `top` reads a tensor other than the anchor's result, and
+/// the kernel stores the anchor's shape. A kernel with no conv or matmul
+/// anchor (a fused element-wise chain) gives false.
+bool epilogueReadsNothing(Operation *top);
+/// Replaces `producer` and `top` (its only reader, through operand 0) by one
+/// chained tract.kernel with `top` as its tail: the producer's inputs, then
+/// `top`'s others.
+void chainIntoKernel(Operation *producer, Operation *top, StringRef algorithm,
+                     int64_t scratchFloats);
 
 /// The bytes of constant `c` as the codegen emits them: packed into GEMM
 /// panels when its users were given tract.packed_weights, else nullopt.

@@ -46,36 +46,11 @@
 #include "tract/rt/nn/conv_lanes.h"
 
 #include "mlir/IR/Builders.h"
-#include "mlir/IR/IRMapping.h"
 
 namespace mlir::tract {
 namespace {
 
 RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
-
-StringRef algorithmOf(Operation *top) {
-  auto a = top->getAttrOfType<StringAttr>(kAlgorithmAttr);
-  return a ? a.getValue() : StringRef();
-}
-
-// No fused op of `top` reads a tensor other than the anchor's result, and
-// the kernel stores the anchor's shape. A kernel with no conv or matmul
-// anchor (a fused element-wise chain, as other exporters' hard-swish before
-// a depthwise conv makes) is not a lane producer: false.
-bool epilogueReadsNothing(Operation *top) {
-  auto kernel = dyn_cast<KernelOp>(top);
-  if (!kernel)
-    return true;
-  Operation *anchor = kernel.getAnchor();
-  if (!anchor || typeOf(kernel.getResult()) != typeOf(anchor->getResult(0)))
-    return false;
-  for (Operation &op : kernel.getBody().front().without_terminator())
-    if (&op != anchor)
-      for (Value v : op.getOperands())
-        if (isa<BlockArgument>(v))
-          return false;
-  return true;
-}
 
 // The conv `top` runs with `algorithm`, its weights packed at compile time
 // and used by no other op (so they can be packed for a lane kernel), and
@@ -113,12 +88,6 @@ bool readAsConvInputOnly(OpOperand &use) {
   if (!kernel)
     return true;
   return kernel.getBody().front().getArgument(0).hasOneUse();
-}
-
-void setAlgorithm(Operation *top, StringRef algorithm, int64_t scratchFloats) {
-  Builder b(top->getContext());
-  top->setAttr(kAlgorithmAttr, b.getStringAttr(algorithm));
-  top->setAttr(kScratchBytesAttr, b.getI64IntegerAttr(scratchFloats * 4));
 }
 
 // The readers of a depthwise conv's output `y` [N, C, H, W] when they are a
@@ -160,57 +129,6 @@ std::optional<SqueezeExcite> squeezeExciteOf(Value y) {
   return se;
 }
 
-// The ops of `top` (a conv, or a tract.kernel's body) cloned at `b`'s
-// insertion point with `map` (which maps `top`'s inputs); returns the value
-// `top` produces.
-Value cloneComputation(Operation *top, OpBuilder &b, IRMapping &map) {
-  auto kernel = dyn_cast<KernelOp>(top);
-  if (!kernel) {
-    Operation *copy = b.clone(*top, map);
-    // The choices are the fused kernel's, not its body's.
-    for (StringRef attr : {kAlgorithmAttr, kScratchBytesAttr, kPackedWeightsAttr})
-      copy->removeAttr(attr);
-    return copy->getResult(0);
-  }
-  Block &body = kernel.getBody().front();
-  for (auto [arg, in] : llvm::zip(body.getArguments(), kernel.getInputs()))
-    map.map(arg, map.lookup(in));
-  for (Operation &op : body.without_terminator())
-    b.clone(op, map);
-  return map.lookup(body.getTerminator()->getOperand(0));
-}
-
-// Replaces expand `producer` and depthwise conv `top` (its only user) by one
-// chained tract.kernel: the expand's inputs, then the depthwise conv's
-// others.
-void fuseExpandDepthwise(Operation *producer, Operation *top, StringRef algorithm,
-                         int64_t scratchFloats) {
-  SmallVector<Value> inputs(producer->getOperands());
-  llvm::append_range(inputs, top->getOperands().drop_front());
-  OpBuilder b(top);
-  Location loc = b.getFusedLoc({producer->getLoc(), top->getLoc()});
-  auto kernel = b.create<KernelOp>(loc, top->getResult(0).getType(), inputs);
-  Block *body = new Block();
-  kernel.getBody().push_back(body);
-  for (Value v : inputs)
-    body->addArgument(v.getType(), v.getLoc());
-  OpBuilder ib = OpBuilder::atBlockEnd(body);
-  IRMapping map;
-  for (auto [i, v] : llvm::enumerate(producer->getOperands()))
-    map.map(v, body->getArgument(i));
-  Value expanded = cloneComputation(producer, ib, map);
-  IRMapping tailMap;
-  tailMap.map(top->getOperand(0), expanded);
-  for (auto [i, v] : llvm::enumerate(top->getOperands().drop_front()))
-    tailMap.map(v, body->getArgument(producer->getNumOperands() + i));
-  ib.create<YieldOp>(loc, cloneComputation(top, ib, tailMap));
-  kernel->setAttr(kPackedWeightsAttr, b.getUnitAttr());
-  setAlgorithm(kernel, algorithm, scratchFloats);
-  top->getResult(0).replaceAllUsesWith(kernel.getResult());
-  top->erase();
-  producer->erase();
-}
-
 // The expand -> depthwise pairs of lane chains where fusing pays.
 void fuseExpands(Block &body) {
   SmallVector<Operation *> tops;
@@ -233,7 +151,7 @@ void fuseExpands(Block &body) {
     if (!::tract::rt::conv_expand_depthwise_pays(pe, pd))
       continue;
     bool in = a == "pointwise_lanes", out = algorithmOf(top) == "depthwise_lanes";
-    fuseExpandDepthwise(producer, top,
+    chainIntoKernel(producer, top,
                         in && out ? "expand_depthwise_lanes"
                         : in      ? "expand_depthwise_lanes_in"
                         : out     ? "expand_depthwise_lanes_out"

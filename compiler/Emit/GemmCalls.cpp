@@ -64,6 +64,26 @@ LogicalResult buildExpandDepthwiseCall(KernelOp kernel, ConvOp expand, ConvOp de
   return success();
 }
 
+// A network's first conv chained into the max pool that reads it
+// (ChainedKernels.cpp): the conv's operands are the kernel's; the ops before
+// the pool are the `epilogue_conv` functor in scope, those after it `epilogue`.
+LogicalResult buildRowTapsPoolCall(KernelOp kernel, ConvOp conv, MaxPoolOp pool,
+                                   StringRef epilogue, const std::string &scratch,
+                                   KernelCall &call) {
+  StringRef algorithm = kernel->getAttrOfType<StringAttr>(kAlgorithmAttr).getValue();
+  if (algorithm != "row_taps_max_pool")
+    return kernel.emitError("a max pool tail needs algorithm row_taps_max_pool, got ")
+           << algorithm;
+  call.lines.push_back(convParamsDecl(convParamsOf(conv), "p"));
+  call.lines.push_back(poolParamsDecl(poolParamsOf(pool), "pp"));
+  call.lines.push_back(fmt::format(
+      "tract::rt::conv_row_taps_max_pool(in0, in1, {}, out0, p, pp, epilogue_conv, {}, {}, "
+      "par);",
+      conv.getBias() ? "in2" : "nullptr", epilogue.str(), scratch));
+  call.flops += convFlops(conv);
+  return success();
+}
+
 } // namespace
 
 LogicalResult mlir::tract::buildGemmCall(Operation *top, StringRef epilogue, KernelCall &call) {
@@ -73,9 +93,12 @@ LogicalResult mlir::tract::buildGemmCall(Operation *top, StringRef epilogue, Ker
   std::string scratch = scratchBytes && scratchBytes.getInt() > 0 ? "scratch" : "nullptr";
   auto result = cast<RankedTensorType>(anchor->getResult(0).getType());
   auto kernel = dyn_cast<KernelOp>(top);
-  if (Operation *tail = kernel ? kernel.getTail() : nullptr)
+  if (Operation *tail = kernel ? kernel.getTail() : nullptr) {
+    if (auto pool = dyn_cast<MaxPoolOp>(tail))
+      return buildRowTapsPoolCall(kernel, cast<ConvOp>(anchor), pool, epilogue, scratch, call);
     return buildExpandDepthwiseCall(kernel, cast<ConvOp>(anchor), cast<ConvOp>(tail),
                                     epilogue, scratch, call);
+  }
   if (auto conv = dyn_cast<ConvOp>(anchor)) {
     ::tract::rt::ConvParams p = convParamsOf(conv);
     call.lines.push_back(convParamsDecl(p));

@@ -402,8 +402,9 @@ void addEpilogue(KernelCall &call, StringRef name, StringRef T, const ElementCod
 // A tract.kernel: its anchor's call writes out0, then one loop applies the
 // elementwise ops to each element with the runtime's scalar functors (the
 // same ones the standalone kernels use), so results do not change. A
-// chained kernel (a tail conv) takes two epilogues: the ops before the tail
-// (`epilogue_expand`, on the anchor's result) and the ops after it.
+// chained kernel (a tail conv or max pool) takes two epilogues: the ops
+// before the tail (`epilogue_expand` before a conv, `epilogue_conv` before a
+// pool, on the anchor's result) and the ops after it.
 LogicalResult buildFusedKernel(KernelOp kernel, KernelCall &call) {
   Block &body = kernel.getBody().front();
   Operation *anchor = kernel.getAnchor(), *tail = kernel.getTail();
@@ -434,14 +435,15 @@ LogicalResult buildFusedKernel(KernelOp kernel, KernelCall &call) {
     return op ? std::next(op->getIterator()) : body.begin();
   };
   if (tail) {
-    // The expand's epilogue reads no other tensor (LaneChains.cpp): no rows.
-    auto expand = elementCode(llvm::make_range(after(anchor), tail->getIterator()),
-                              anchor->getResult(0), "v[j]", typeOf(anchor->getResult(0)), 0,
-                              tail->getOperand(0));
-    if (failed(expand))
+    // The producer's epilogue reads no other tensor (ChainedKernels.cpp,
+    // LaneChains.cpp): no rows. Named for the producer it follows.
+    auto head = elementCode(llvm::make_range(after(anchor), tail->getIterator()),
+                            anchor->getResult(0), "v[j]", typeOf(anchor->getResult(0)), 0,
+                            tail->getOperand(0));
+    if (failed(head))
       return failure();
-    addEpilogue(call, "epilogue_expand", T, *expand);
-    call.flops += typeOf(anchor->getResult(0)).getNumElements() * expand->ops;
+    addEpilogue(call, isa<ConvOp>(tail) ? "epilogue_expand" : "epilogue_conv", T, *head);
+    call.flops += typeOf(anchor->getResult(0)).getNumElements() * head->ops;
   }
   auto chain = llvm::make_range(after(last), body.getTerminator()->getIterator());
   // Without a GEMM the loop runs over rows too, when broadcast operands
@@ -545,6 +547,15 @@ std::string mlir::tract::declareArray(KernelCall &call, StringRef name, ArrayRef
   call.lines.push_back(
       fmt::format("static constexpr int64_t {}[] = {{{}}};", name.str(), joined(values)));
   return name.str();
+}
+
+std::string mlir::tract::poolParamsDecl(const ::tract::rt::PoolParams &p, StringRef name) {
+  auto four = [](const int64_t *v) { return fmt::format("{{{}, {}, {}, {}}}", v[0], v[1], v[2], v[3]); };
+  return fmt::format(
+      "static constexpr tract::rt::PoolParams {} = {{{}, {}, {}, {}, {}, {}, {}, {}, {}, {}}};",
+      name.str(), p.spatial_rank, p.batch_channels, four(p.in_size), four(p.out_size),
+      four(p.kernel), four(p.stride), four(p.dilation), four(p.pad_begin), four(p.pad_end),
+      p.count_include_pad ? "true" : "false");
 }
 
 std::string mlir::tract::convParamsDecl(const ::tract::rt::ConvParams &p, StringRef name) {
@@ -658,28 +669,8 @@ LogicalResult mlir::tract::buildKernelCall(Operation *op, KernelCall &call) {
         return success();
       })
       .Case<MaxPoolOp, AvgPoolOp>([&](auto p) {
-        auto x = typeOf(p.getInput());
-        int64_t spatial = x.getRank() - 2;
-        ArrayRef<int64_t> pads = p.getPads();
-        bool includePad = false;
-        if constexpr (std::is_same_v<decltype(p), AvgPoolOp>)
-          includePad = p.getCountIncludePad();
-        // ceil_mode windows may run past the end padding: extend it so the
-        // kernel sees every tap the output needs.
-        SmallVector<int64_t> padEnd(pads.drop_front(spatial));
-        for (int64_t i = 0; i < spatial; ++i) {
-          int64_t extent = (p.getKernelShape()[i] - 1) * p.getDilations()[i] + 1;
-          int64_t needed = (result.getDimSize(2 + i) - 1) * p.getStrides()[i] + extent -
-                           x.getDimSize(2 + i) - pads[i];
-          if (!includePad)
-            padEnd[i] = std::max(padEnd[i], needed);
-        }
-        b.line(fmt::format(
-            "static constexpr tract::rt::PoolParams p = {{{}, {}, {}, {}, {}, {}, {}, {}, {}, {}}};",
-            spatial, x.getDimSize(0) * x.getDimSize(1), four(x.getShape().drop_front(2)),
-            four(result.getShape().drop_front(2)), four(p.getKernelShape()), four(p.getStrides()),
-            four(p.getDilations()), four(pads.take_front(spatial)), four(padEnd),
-            includePad ? "true" : "false"));
+        int64_t spatial = typeOf(p.getInput()).getRank() - 2;
+        b.line(poolParamsDecl(poolParamsOf(p)));
         b.line(std::is_same_v<decltype(p), AvgPoolOp> ? "tract::rt::avg_pool(in0, out0, p, par);"
                                                        : "tract::rt::max_pool(in0, out0, p, par);");
         call.flops = n * product(p.getKernelShape());

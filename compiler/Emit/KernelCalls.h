@@ -12,6 +12,7 @@
 #include "mlir/IR/Operation.h"
 
 #include "tract/rt/nn/conv_ref.h"
+#include "tract/rt/nn/pool_ref.h"
 
 #include <string>
 #include <vector>
@@ -51,6 +52,8 @@ std::string transposedIndex(ArrayRef<int64_t> xShape, ArrayRef<int64_t> perm,
                             ArrayRef<int64_t> out);
 /// `static constexpr tract::rt::ConvParams NAME = {...};`
 std::string convParamsDecl(const ::tract::rt::ConvParams &p, llvm::StringRef name = "p");
+/// `static constexpr tract::rt::PoolParams NAME = {...};`
+std::string poolParamsDecl(const ::tract::rt::PoolParams &p, llvm::StringRef name = "p");
 
 /// Whether `top` runs on a runtime kernel that takes an epilogue: the GEMM
 /// or the depthwise conv (tract-choose-kernels chose so).

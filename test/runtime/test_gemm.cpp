@@ -10,6 +10,7 @@
 #include "tract/rt/nn/conv_fully_connected.h"
 #include "tract/rt/nn/conv_lanes.h"
 #include "tract/rt/nn/conv_row_taps.h"
+#include "tract/rt/nn/conv_row_taps_pool.h"
 #include "tract/rt/nn/conv_winograd.h"
 #include "tract/rt/nn/conv_gemm.h"
 
@@ -628,6 +629,118 @@ TEST(ConvRowTaps, MatchesReferenceConv) {
       params({2, 1, 16, 32, 1, {56, 56}, {3, 3}, {1, 1}, {1, 1}, {1, 1}})));
   EXPECT_FALSE(rt::conv_row_taps_fits(
       params({2, 1, 3, 32, 1, {15, 15}, {3, 3}, {1, 1}, {1, 1}, {1, 1}})));
+}
+
+// A conv on rows of taps chained into the max pool that reads its output
+// (a CNN stem): the same outputs as conv_row_taps then max_pool, bit for
+// bit, on 1 and 2 threads (tasks split pooled rows, across images too):
+// overlapping 3x3 stride-2 windows with padding (ResNet), a ceil_mode
+// window past the end (SqueezeNet 1.0), non-overlapping 2x2 windows, a
+// stride-1 pool, windows with gaps between them (conv rows never computed),
+// a 1-d conv. Every pooled output once through the pool's epilogue; nothing
+// written past the scratch.
+TEST(ConvRowTapsMaxPool, MatchesConvThenPool) {
+  struct Case {
+    ConvGeom conv;
+    int64_t ker[2], st[2], pb[2], pe[2], out[2]; // the pool's, rank as the conv's
+  };
+  const Case cases[] = {
+      {{2, 1, 3, 24, 1, {40, 38}, {7, 7}, {2, 2}, {1, 1}, {3, 3}}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {10, 10}},
+      {{2, 2, 3, 20, 1, {31, 37}, {3, 3}, {2, 2}, {1, 1}, {0, 0}}, {3, 3}, {2, 2}, {0, 0}, {1, 1}, {7, 9}},
+      {{2, 1, 4, 16, 1, {21, 36}, {3, 3}, {1, 1}, {1, 1}, {1, 1}}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, {10, 18}},
+      {{2, 1, 2, 9, 1, {12, 40}, {3, 3}, {1, 1}, {2, 2}, {2, 2}}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {12, 40}},
+      {{2, 2, 1, 8, 1, {25, 50}, {3, 3}, {1, 1}, {1, 1}, {1, 1}}, {2, 2}, {3, 2}, {0, 0}, {0, 0}, {8, 25}},
+      {{1, 2, 2, 8, 1, {100}, {5}, {1}, {1}, {2}}, {3}, {2}, {1}, {1}, {50}},
+  };
+  rt::ThreadPool pool(2);
+  for (const Case &cs : cases) {
+    const rt::ConvParams p = params(cs.conv);
+    rt::PoolParams pp{};
+    pp.spatial_rank = cs.conv.rank;
+    pp.batch_channels = p.batch * p.out_channels;
+    for (int d = 0; d < cs.conv.rank; ++d) {
+      pp.in_size[d] = p.out_size[d];
+      pp.out_size[d] = cs.out[d];
+      pp.kernel[d] = cs.ker[d];
+      pp.stride[d] = cs.st[d];
+      pp.dilation[d] = 1;
+      pp.pad_begin[d] = cs.pb[d];
+      pp.pad_end[d] = cs.pe[d];
+    }
+    SCOPED_TRACE(::testing::Message() << "conv cin " << cs.conv.cin << " cout " << cs.conv.cout
+                                      << ", pool " << cs.ker[0] << " stride " << cs.st[0]);
+    ASSERT_TRUE(rt::conv_row_taps_max_pool_fits(p, pp));
+    const ConvData d = reference_conv(p, 53);
+    const auto [in_plane, out_plane, kvol] = volumes(p);
+    (void)in_plane;
+    (void)kvol;
+    std::vector<float> conv(size_t(p.batch * p.out_channels * out_plane));
+    std::vector<float> conv_scratch(size_t(rt::conv_row_taps_scratch_floats(p)));
+    rt::conv_row_taps(d.x.data(), d.w.data(), d.bias.data(), conv.data(), p,
+                      [](float *v, int64_t, int64_t n) {
+                        for (int64_t j = 0; j < n; ++j)
+                          v[j] = v[j] > 0 ? v[j] : 0.1f * v[j];
+                      },
+                      conv_scratch.data());
+    const int64_t pooled_plane = cs.out[0] * (cs.conv.rank == 2 ? cs.out[1] : 1);
+    std::vector<float> want(size_t(pp.batch_channels * pooled_plane));
+    rt::max_pool(conv.data(), want.data(), pp);
+    const int64_t per = rt::conv_row_taps_max_pool_scratch_floats(p, pp);
+    for (int threads = 1; threads <= 2; ++threads) {
+      SCOPED_TRACE(::testing::Message() << "threads " << threads);
+      std::vector<float> scratch(size_t(per * threads) + 64, std::nanf(""));
+      rt::Parallel par{rt::ThreadPool::parallel_for, &pool, threads, scratch.data() + per, per};
+      std::vector<float> got(want.size());
+      std::vector<int> seen(got.size(), 0);
+      rt::conv_row_taps_max_pool(
+          d.x.data(), d.w.data(), d.bias.data(), got.data(), p, pp,
+          [](float *v, int64_t, int64_t n) {
+            for (int64_t j = 0; j < n; ++j)
+              v[j] = v[j] > 0 ? v[j] : 0.1f * v[j];
+          },
+          [&](float *v, int64_t i0, int64_t n) {
+            EXPECT_EQ(v, got.data() + i0);
+            for (int64_t j = 0; j < n; ++j)
+              ++seen[size_t(i0 + j)];
+          },
+          scratch.data(), threads > 1 ? par : rt::Parallel{});
+      EXPECT_EQ(got, want);
+      EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [](int n) { return n == 1; }));
+      EXPECT_TRUE(std::all_of(scratch.end() - 64, scratch.end(),
+                              [](float v) { return std::isnan(v); }));
+    }
+    // The plain row loop (cores without vector registers) pools as
+    // max_pool does.
+    const rt::detail::Pool4 r = rt::detail::pool4(pp);
+    const int64_t ow_n = p.out_size[cs.conv.rank - 1];
+    std::vector<float> row(size_t(r.out[3]));
+    for (int64_t ph = 0; ph < r.out[2]; ++ph) {
+      const float *win[rt::detail::kMaxPoolVectorRows];
+      int64_t n = 0;
+      for (int64_t kh = 0; kh < r.ker[2]; ++kh) {
+        const int64_t ih = ph * r.st[2] + kh - r.pb[2];
+        if (ih >= 0 && ih < r.in[2])
+          win[n++] = conv.data() + ih * ow_n;
+      }
+      rt::detail::max_pool_window_row(win, n, row.data(), r);
+      EXPECT_TRUE(std::equal(row.begin(), row.end(), want.begin() + ph * r.out[3]))
+          << "plain row loop, pooled row " << ph;
+    }
+  }
+  // Not taken: dilated pools, a pool over another tensor's shape, rows wider
+  // than the pool's staged row.
+  const rt::ConvParams stem = params({2, 1, 3, 64, 1, {224, 224}, {7, 7}, {2, 2}, {1, 1}, {3, 3}});
+  rt::PoolParams resnet{2, 64, {112, 112}, {56, 56}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}, false};
+  EXPECT_TRUE(rt::conv_row_taps_max_pool_fits(stem, resnet));
+  rt::PoolParams dilated = resnet;
+  dilated.dilation[1] = 2;
+  EXPECT_FALSE(rt::conv_row_taps_max_pool_fits(stem, dilated));
+  rt::PoolParams other = resnet;
+  other.in_size[0] = 111;
+  EXPECT_FALSE(rt::conv_row_taps_max_pool_fits(stem, other));
+  const rt::ConvParams wide = params({1, 1, 1, 16, 1, {600}, {3}, {1}, {1}, {1}});
+  rt::PoolParams wide_pool{1, 16, {600}, {300}, {2}, {2}, {1}, {0}, {0}, false};
+  EXPECT_FALSE(rt::conv_row_taps_max_pool_fits(wide, wide_pool));
 }
 
 TEST(ConvLanes, DepthwiseReadsAndWritesLanes) {

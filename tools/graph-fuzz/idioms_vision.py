@@ -141,36 +141,51 @@ def squeeze_excite(b):
     b.op1("Mul", [x, s] if b.chance(0.5) else [s, x], mag=x.mag)
 
 
-@idiom(weight=2)
-def pool(b):
-    x = need(b.pick(lambda t: feature_map(t, (1, 2))))
-    spatial = x.shape[2:]
-    if b.chance(0.2):
-        b.op1(b.choice(["GlobalAveragePool", "GlobalMaxPool"]), [x], exact=x.exact, mag=x.mag)
-        return
-    op = b.choice(["MaxPool", "AveragePool"])
+def pool_attrs(b, spatial, op):
+    """Random window attributes of a MaxPool / AveragePool over maps of `spatial` sizes."""
     k = [b.choice([2, 3]) for _ in spatial]
     s = [b.choice([1, 2, 2]) for _ in spatial]
     attrs = {"kernel_shape": k, "strides": s}
     if b.chance(0.15):
         attrs["auto_pad"] = "SAME_UPPER"
-    else:
-        p = [int(b.rng.integers(0, kk)) for kk in k] * 2 if b.chance(0.5) else [0] * (2 * len(k))
-        if any(p):
-            attrs["pads"] = p
-        if b.opset >= 10 and b.chance(0.3):
-            attrs["ceil_mode"] = 1
-        for n, kk, ss, p0, p1 in zip(spatial, k, s, p[:len(k)], p[len(k):]):
-            if out_size(n, kk, ss, 1, p0, p1) < 1:
-                raise Skip()
-            # With ceil_mode, a last window that would start in the end padding is dropped by
-            # ORT and not by ONNX 1.12's shape inference: leave that case out.
-            o = -(-(n + p0 + p1 - kk) // ss) + 1
-            if attrs.get("ceil_mode") and (o - 1) * ss >= n + p0:
-                del attrs["ceil_mode"]
-        if op == "AveragePool" and any(p) and b.chance(0.5):
-            attrs["count_include_pad"] = 1
-    b.op1(op, [x], exact=x.exact and op == "MaxPool", mag=x.mag, **attrs)
+        return attrs
+    p = [int(b.rng.integers(0, kk)) for kk in k] * 2 if b.chance(0.5) else [0] * (2 * len(k))
+    if any(p):
+        attrs["pads"] = p
+    if b.opset >= 10 and b.chance(0.3):
+        attrs["ceil_mode"] = 1
+    for n, kk, ss, p0, p1 in zip(spatial, k, s, p[:len(k)], p[len(k):]):
+        if out_size(n, kk, ss, 1, p0, p1) < 1:
+            raise Skip()
+        # With ceil_mode, a last window that would start in the end padding is dropped by
+        # ORT and not by ONNX 1.12's shape inference: leave that case out.
+        o = -(-(n + p0 + p1 - kk) // ss) + 1
+        if attrs.get("ceil_mode") and (o - 1) * ss >= n + p0:
+            del attrs["ceil_mode"]
+    if op == "AveragePool" and any(p) and b.chance(0.5):
+        attrs["count_include_pad"] = 1
+    return attrs
+
+
+@idiom(weight=2)
+def pool(b):
+    x = need(b.pick(lambda t: feature_map(t, (1, 2))))
+    if b.chance(0.2):
+        b.op1(b.choice(["GlobalAveragePool", "GlobalMaxPool"]), [x], exact=x.exact, mag=x.mag)
+        return
+    op = b.choice(["MaxPool", "AveragePool"])
+    b.op1(op, [x], exact=x.exact and op == "MaxPool", mag=x.mag, **pool_attrs(b, x.shape[2:], op))
+
+
+@idiom(weight=2)
+def stem(b):
+    """A network's first conv (few input channels) -> activation -> MaxPool, the pool the conv's
+    only reader (ResNet's, SqueezeNet's, ShuffleNet's stem: tractc chains the two kernels)."""
+    x = need(b.pick(lambda t: feature_map(t, (1, 2)) and t.shape[1] <= 8 and t.shape[-1] >= 24))
+    y = conv(b, x, group=1)
+    a = activation(b, y, ["relu", "relu", "relu6", "leaky", "clip_min", "prelu"])
+    b.retire(y, a)
+    b.op1("MaxPool", [a], exact=a.exact, mag=a.mag, **pool_attrs(b, a.shape[2:], "MaxPool"))
 
 
 @idiom(weight=2)

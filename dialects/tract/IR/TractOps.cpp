@@ -725,7 +725,7 @@ Operation *KernelOp::getTail() {
   if (!anchor)
     return nullptr;
   for (Operation &op : llvm::make_range(std::next(anchor->getIterator()), getBody().front().end()))
-    if (isa<ConvOp>(op))
+    if (isa<ConvOp, MaxPoolOp>(op))
       return &op;
   return nullptr;
 }
@@ -764,7 +764,7 @@ LogicalResult KernelOp::verify() {
       continue;
     if (&op == tail) {
       if (op.getOperand(0) != last)
-        return emitOpError("expected the tail conv to read the value computed before it");
+        return emitOpError("expected the tail to read the value computed before it");
       unsigned next = anchor->getNumOperands();
       for (Value operand : op.getOperands().drop_front()) {
         auto arg = dyn_cast<BlockArgument>(operand);

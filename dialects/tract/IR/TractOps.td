@@ -733,8 +733,9 @@ def Tract_KernelOp : Tract_Op<"kernel", [Pure, IsolatedFromAbove, SingleBlock]> 
     applied to each output element, so the intermediates never reach memory.
     The result type may be a reshape of the yielded type (same elements in
     the same order): a reshape after the kernel is absorbed into its store.
-    A kernel may chain a second conv, its tail (tract-choose-kernels fuses a
-    1x1 expand into the depthwise conv that reads it): the tail's input is
+    A kernel may chain a second conv or a max pool, its tail (tract-choose-kernels
+    fuses a 1x1 expand into the depthwise conv that reads it, and a network's
+    first conv into the max pool that reads it): the tail's input is
     the value the anchor's elementwise ops end with (of the anchor's type),
     its other operands the next body arguments in order; the elementwise ops
     after it produce the kernel's result type.
@@ -756,7 +757,7 @@ def Tract_KernelOp : Tract_Op<"kernel", [Pure, IsolatedFromAbove, SingleBlock]> 
   let extraClassDeclaration = [{
     /// The conv or matmul the body starts with, or null.
     Operation *getAnchor();
-    /// The second conv of a chained kernel, or null.
+    /// The second conv (or the max pool) of a chained kernel, or null.
     Operation *getTail();
   }];
 }

@@ -131,7 +131,7 @@ func.func @kernel_anchor_operands(%x: tensor<2x2xf32>, %y: tensor<2x2xf32>) -> t
 // -----
 
 func.func @kernel_tail_input(%x: tensor<1x16x4x4xf32>, %w: tensor<16x16x1x1xf32>, %d: tensor<16x1x3x3xf32>) -> tensor<1x16x4x4xf32> {
-  // expected-error @+1 {{expected the tail conv to read the value computed before it}}
+  // expected-error @+1 {{expected the tail to read the value computed before it}}
   %0 = tract.kernel(%x, %w, %d) : (tensor<1x16x4x4xf32>, tensor<16x16x1x1xf32>, tensor<16x1x3x3xf32>) -> tensor<1x16x4x4xf32> {
   ^bb0(%a: tensor<1x16x4x4xf32>, %b: tensor<16x16x1x1xf32>, %c: tensor<16x1x3x3xf32>):
     %e = tract.conv %a, %b {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1} : (tensor<1x16x4x4xf32>, tensor<16x16x1x1xf32>) -> tensor<1x16x4x4xf32>

@@ -33,6 +33,7 @@
 #include "tract/rt/nn/conv_gemm.h"
 #include "tract/rt/nn/conv_lanes.h"
 #include "tract/rt/nn/conv_row_taps.h"
+#include "tract/rt/nn/conv_row_taps_pool.h"
 #include "tract/rt/nn/conv_winograd.h"
 #include "tract/rt/nn/conv_ref.h"
 #include "tract/rt/nn/grid_sample_ref.h"

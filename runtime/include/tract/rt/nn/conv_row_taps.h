@@ -243,6 +243,113 @@ inline void stage_phase(const float *src, int64_t iw_n, int64_t first, int64_t s
 
 } // namespace detail
 
+namespace detail {
+
+// One task's output rows, computed one at a time (all output channels of
+// the row) into any destination, its epilogue left to the caller:
+// conv_row_taps writes the NCHW planes, conv_row_taps_max_pool a ring of
+// rows that its pool reads. `staged` is the task's scratch
+// (conv_row_taps_scratch_floats). Output rows come in increasing order per
+// image (rows skipped are never staged).
+class RowTapsRows {
+public:
+  RowTapsRows(const float *x, const float *w, const float *bias, const ConvParams &p,
+              float *staged)
+      : x_(x), w_(w), bias_(bias), q_(conv4(p)), g_(row_taps_geometry(p)), staged_(staged),
+        cin_(p.in_channels), cout_(p.out_channels),
+        taps_(p.in_channels * q_.ker[2] * q_.ker[3]) {
+    const int64_t s = q_.st[3];
+    for (int64_t kw = 0; kw < q_.ker[3]; ++kw) {
+      const int64_t reach = kw * q_.dil[3];
+      in_col_[kw] = static_cast<int32_t>((reach % s) * g_.phase_w + reach / s);
+    }
+  }
+
+  // Output row oh of image b: channel c's row at y + c * plane.
+  void compute(int64_t b, int64_t oh, float *y, int64_t plane) {
+    constexpr int64_t C = kRowTapsChannels, V = kRowTapsVectors, L = kRowTapsLanes;
+    const int64_t span = g_.span, s = q_.st[3], ih0 = oh * q_.st[2] - q_.pad[2];
+    const int64_t ih_n = q_.in[2], iw_n = q_.in[3], ow_n = q_.out[3];
+    if (b != staged_b_ || next_ih_ < ih0) {
+      staged_b_ = b;
+      next_ih_ = ih0;
+    }
+    // Stage the input rows this output row reads that are not staged
+    // yet, zero-padded, phase by phase: phase r holds padded columns r,
+    // r + s, r + 2s, ...
+    for (int64_t slot = slot_of(next_ih_); next_ih_ < ih0 + span;
+         ++next_ih_, slot = slot + 1 == span ? 0 : slot + 1)
+      for (int64_t c = 0; c < cin_; ++c) {
+        float *row = staged_ + (c * span + slot) * s * g_.phase_w;
+        if (next_ih_ < 0 || next_ih_ >= ih_n) {
+          std::memset(row, 0, sizeof(float) * static_cast<size_t>(s * g_.phase_w));
+          continue;
+        }
+        const float *src = x_ + ((b * cin_ + c) * ih_n + next_ih_) * iw_n;
+        for (int64_t r = 0; r < s; ++r)
+          stage_phase(src, iw_n, r - q_.pad[3], s, row + r * g_.phase_w, g_.phase_w);
+      }
+    const int64_t slot0 = slot_of(ih0);
+    for (int64_t c = 0, t = 0; c < cin_; ++c)
+      for (int64_t kh = 0; kh < q_.ker[2]; ++kh) {
+        const int64_t slot = slot0 + kh * q_.dil[2]; // < 2 x span
+        const int64_t base = (c * span + (slot < span ? slot : slot - span)) * s * g_.phase_w;
+        for (int64_t kw = 0; kw < q_.ker[3]; ++kw, ++t)
+          offset_[t] = static_cast<int32_t>(base) + in_col_[kw];
+      }
+    // Tiles of C channels x V vectors along the row, then the last
+    // vectors of the row (fewer than V) in tiles of more channels, as
+    // many accumulators (one vector per tile would leave each FMA chain
+    // waiting on its own latency).
+    const int64_t vectors = (ow_n + L - 1) / L, whole = vectors / V * V;
+    const RowTapsRow r{staged_, offset_, taps_, w_, bias_, y, plane, ow_n, cout_};
+    row_taps_tiles<C, V>(r, 0, 0, whole);
+    switch (vectors - whole) {
+    case 3:
+      row_taps_tiles<pow2_at_most(C * V / 3), 3>(r, 0, whole, vectors);
+      break;
+    case 2:
+      row_taps_tiles<pow2_at_most(C * V / 2), 2>(r, 0, whole, vectors);
+      break;
+    case 1:
+      row_taps_tiles<C * V, 1>(r, 0, whole, vectors);
+      break;
+    default:
+      break;
+    }
+  }
+
+private:
+  // Input row ih of channel c is staged in ring slot (c, ih mod span), each
+  // row once per task: consecutive output rows share span - stride of
+  // their input rows (a 3x3 stride-1 conv stages a third of what it would
+  // per output row; ResNet's 7x7 stride-2 stem, 2/7). Tap (c, kh, kw) of
+  // output column ow reads the slot of row oh * stride + kh * dil - pad in
+  // phase (kw * dil) % s at ow + (kw * dil) / s.
+  int64_t slot_of(int64_t ih) const { return ((ih % g_.span) + g_.span) % g_.span; }
+
+  const float *x_, *w_, *bias_;
+  Conv4 q_;
+  RowTapsGeometry g_;
+  float *staged_;
+  int64_t cin_, cout_, taps_;
+  int32_t in_col_[kMaxRowTaps]; // kw -> phase and column within a staged row
+  int32_t offset_[kMaxRowTaps];
+  // Rows [next_ih_ - span, next_ih_) of image staged_b_ are staged.
+  int64_t staged_b_ = -1, next_ih_ = 0;
+};
+
+// Tasks conv_row_taps (and its pooled form) splits `units` rows into.
+inline int64_t row_taps_tasks(const ConvParams &p, const Parallel &par, int64_t units) {
+  const detail::Conv4 q = detail::conv4(p);
+  const int64_t work =
+      p.batch * p.out_channels * p.in_channels * q.ker[2] * q.ker[3] * q.out_plane;
+  return par.parallel_for && work >= kMinParallelWork ? (par.threads < units ? par.threads : units)
+                                                      : 1;
+}
+
+} // namespace detail
+
 // y (NCHW) = conv(x (NCHW), w ([cout][cin][kh][kw], as in ONNX)) + bias, then
 // epi (gemm.h's contract: once per output row and channel). Output rows are
 // split over par.threads tasks. Scratch: conv_row_taps_scratch_floats per
@@ -251,86 +358,16 @@ template <class Epi>
 void conv_row_taps(const float *x, const float *w, const float *bias, float *y,
                    const ConvParams &p, const Epi &epi, float *scratch,
                    const Parallel &par = Parallel{}) {
-  constexpr int64_t C = kRowTapsChannels, V = kRowTapsVectors, L = kRowTapsLanes;
   const detail::Conv4 q = detail::conv4(p);
-  const RowTapsGeometry g = row_taps_geometry(p);
-  const int64_t cin = p.in_channels, cout = p.out_channels, kh_n = q.ker[2], kw_n = q.ker[3];
-  const int64_t taps = cin * kh_n * kw_n, s = q.st[3];
-  const int64_t ih_n = q.in[2], iw_n = q.in[3], oh_n = q.out[2], ow_n = q.out[3];
+  const int64_t cout = p.out_channels, oh_n = q.out[2], ow_n = q.out[3];
   const int64_t oplane = oh_n * ow_n;
-  // Input row ih of channel c is staged in ring slot (c, ih mod span), each
-  // row once per task: consecutive output rows share span - stride of
-  // their input rows (a 3x3 stride-1 conv stages a third of what it would
-  // per output row; ResNet's 7x7 stride-2 stem, 2/7). Tap (c, kh, kw) of
-  // output column ow reads the slot of row oh * stride + kh * dil - pad in
-  // phase (kw * dil) % s at ow + (kw * dil) / s.
-  const int64_t span = g.span;
-  int32_t in_col[kMaxRowTaps]; // kw -> phase and column within a staged row
-  for (int64_t kw = 0; kw < kw_n; ++kw) {
-    const int64_t reach = kw * q.dil[3];
-    in_col[kw] = static_cast<int32_t>((reach % s) * g.phase_w + reach / s);
-  }
-  auto slot_of = [&](int64_t ih) { return ((ih % span) + span) % span; };
   const int64_t units = p.batch * oh_n;
-  const int64_t work = p.batch * cout * taps * oplane;
-  const int64_t tasks =
-      par.parallel_for && work >= kMinParallelWork ? (par.threads < units ? par.threads : units)
-                                                   : 1;
+  const int64_t tasks = detail::row_taps_tasks(p, par, units);
   run_tasks(par, tasks, [&](int64_t task) {
-    float *staged = par.scratch_of(task, scratch);
-    int32_t offset[kMaxRowTaps];
-    // Rows [next_ih - span, next_ih) of image staged_b are staged.
-    int64_t staged_b = -1, next_ih = 0;
+    detail::RowTapsRows rows(x, w, bias, p, par.scratch_of(task, scratch));
     for (int64_t u = units * task / tasks; u < units * (task + 1) / tasks; ++u) {
-      const int64_t b = u / oh_n, oh = u % oh_n, ih0 = oh * q.st[2] - q.pad[2];
-      if (b != staged_b || next_ih < ih0) {
-        staged_b = b;
-        next_ih = ih0;
-      }
-      // Stage the input rows this output row reads that are not staged
-      // yet, zero-padded, phase by phase: phase r holds padded columns r,
-      // r + s, r + 2s, ...
-      for (int64_t slot = slot_of(next_ih); next_ih < ih0 + span;
-           ++next_ih, slot = slot + 1 == span ? 0 : slot + 1)
-        for (int64_t c = 0; c < cin; ++c) {
-          float *row = staged + (c * span + slot) * s * g.phase_w;
-          if (next_ih < 0 || next_ih >= ih_n) {
-            std::memset(row, 0, sizeof(float) * static_cast<size_t>(s * g.phase_w));
-            continue;
-          }
-          const float *src = x + ((b * cin + c) * ih_n + next_ih) * iw_n;
-          for (int64_t r = 0; r < s; ++r)
-            detail::stage_phase(src, iw_n, r - q.pad[3], s, row + r * g.phase_w, g.phase_w);
-        }
-      const int64_t slot0 = slot_of(ih0);
-      for (int64_t c = 0, t = 0; c < cin; ++c)
-        for (int64_t kh = 0; kh < kh_n; ++kh) {
-          const int64_t slot = slot0 + kh * q.dil[2]; // < 2 x span
-          const int64_t base = (c * span + (slot < span ? slot : slot - span)) * s * g.phase_w;
-          for (int64_t kw = 0; kw < kw_n; ++kw, ++t)
-            offset[t] = static_cast<int32_t>(base) + in_col[kw];
-        }
-      float *yrow = y + b * cout * oplane + oh * ow_n;
-      // Tiles of C channels x V vectors along the row, then the last
-      // vectors of the row (fewer than V) in tiles of more channels, as
-      // many accumulators (one vector per tile would leave each FMA chain
-      // waiting on its own latency).
-      const int64_t vectors = (ow_n + L - 1) / L, whole = vectors / V * V;
-      const detail::RowTapsRow r{staged, offset, taps, w, bias, yrow, oplane, ow_n, cout};
-      detail::row_taps_tiles<C, V>(r, 0, 0, whole);
-      switch (vectors - whole) {
-      case 3:
-        detail::row_taps_tiles<detail::pow2_at_most(C * V / 3), 3>(r, 0, whole, vectors);
-        break;
-      case 2:
-        detail::row_taps_tiles<detail::pow2_at_most(C * V / 2), 2>(r, 0, whole, vectors);
-        break;
-      case 1:
-        detail::row_taps_tiles<C * V, 1>(r, 0, whole, vectors);
-        break;
-      default:
-        break;
-      }
+      const int64_t b = u / oh_n, oh = u % oh_n;
+      rows.compute(b, oh, y + b * cout * oplane + oh * ow_n, oplane);
       for (int64_t c = 0; c < cout; ++c) {
         const int64_t at = (b * cout + c) * oplane + oh * ow_n;
         epi(y + at, at, detail::opaque(ow_n));

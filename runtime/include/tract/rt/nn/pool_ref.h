@@ -200,10 +200,6 @@ template <class T> void max_pool_rows(const T *x, T *y, const Pool4 &q, int64_t 
   }
 }
 
-// (Where there are vector registers: on a scalar core, a Cortex-M, the
-// 16-float vectors would be emulated, more code than the scalar kernel.)
-#if defined(__GNUC__) && (defined(__AVX__) || defined(__SSE2__) || defined(__ARM_NEON))
-#define TRACT_RT_POOL_VECTOR_ROWS 1
 // Floats per row max_pool_rows_floats stages: the left padding, the row, the
 // windows' reach past it and one vector of slack.
 constexpr int64_t kMaxPoolStagedFloats = 2 * kMaxPoolRowElements + 64;
@@ -218,6 +214,80 @@ inline bool max_pool_rows_floats_fit(const Pool4 &q) {
   return q.pb[3] + q.in[3] <= kMaxPoolRowElements &&
          reach + 32 <= kMaxPoolStagedFloats && (q.st[3] == 1 || q.st[3] == 2) &&
          q.ker[2] <= kMaxPoolVectorRows;
+}
+
+// (Where there are vector registers: on a scalar core, a Cortex-M, the
+// 16-float vectors would be emulated, more code than the scalar kernel.)
+#if defined(__GNUC__) && (defined(__AVX__) || defined(__SSE2__) || defined(__ARM_NEON))
+#define TRACT_RT_POOL_VECTOR_ROWS 1
+typedef float pool_v16 __attribute__((vector_size(64)));
+
+// The max of the window's n input rows (iw_n floats each), stored once at
+// row (a staged buffer's first element past its left padding). A window all
+// padding (n = 0) stages -inf.
+inline void stage_window_max(const float *const *rows, int64_t n, int64_t iw_n, float *row) {
+  const float lowest = lowest_or_neg_inf<float>();
+  // Rows narrower than a vector (GoogLeNet's 8x8, 4x4 and 2x2 maps)
+  // element by element: the staged row's padding past them stays -inf.
+  if (iw_n < 16)
+    for (int64_t iw = 0; iw < iw_n; ++iw) {
+      float m = lowest;
+      for (int64_t r = 0; r < n; ++r)
+        m = m < rows[r][iw] ? rows[r][iw] : m;
+      row[iw] = m;
+    }
+  for (int64_t iw = 0; iw_n >= 16; iw += 16) {
+    iw = iw < iw_n - 16 ? iw : iw_n - 16;
+    pool_v16 m;
+    for (int64_t j = 0; j < 16; ++j)
+      m[j] = lowest;
+    for (int64_t r = 0; r < n; ++r) {
+      pool_v16 v;
+      std::memcpy(&v, rows[r] + iw, sizeof v);
+      m = m < v ? v : m;
+    }
+    std::memcpy(row + iw, &m, sizeof m);
+    if (iw == iw_n - 16)
+      break;
+  }
+}
+
+// Output row `out` (q.out[3] outputs) from a staged row: the max over the
+// taps along the row (at stride 2, the even lanes of two vectors).
+inline void emit_pooled_row(const float *buffer, float *out, const Pool4 &q) {
+  const int64_t ow_n = q.out[3], sw = q.st[3];
+  const float lowest = lowest_or_neg_inf<float>();
+  for (int64_t ow = 0;; ow += 16) {
+    ow = ow < ow_n - 16 ? ow : ow_n - 16;
+    // (A row narrower than a vector, 13 wide at SqueezeNet's last pool,
+    // computes one whose lanes past the row read the staged padding
+    // and slack, and stores its first ow_n.)
+    ow = ow < 0 ? 0 : ow;
+    pool_v16 m;
+    for (int64_t j = 0; j < 16; ++j)
+      m[j] = lowest;
+    for (int64_t kw = 0; kw < q.ker[3]; ++kw) {
+      const float *s = buffer + ow * sw + kw * q.dil[3];
+      pool_v16 v;
+      if (sw == 1) {
+        std::memcpy(&v, s, sizeof v);
+      } else {
+        pool_v16 a, b;
+        std::memcpy(&a, s, sizeof a);
+        std::memcpy(&b, s + 16, sizeof b);
+        v = __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26,
+                                    28, 30);
+      }
+      m = m < v ? v : m;
+    }
+    if (ow_n < 16) {
+      std::memcpy(out, &m, sizeof(float) * static_cast<size_t>(ow_n));
+      break;
+    }
+    std::memcpy(out + ow, &m, sizeof m);
+    if (ow == ow_n - 16)
+      break;
+  }
 }
 
 // max_pool_rows for floats, 16 elements a vector and each value folded in
@@ -236,8 +306,7 @@ inline bool max_pool_rows_floats_fit(const Pool4 &q) {
 // (`m < v ? v : m` from -inf: NaN never wins); only the order of the taps
 // differs.
 inline void max_pool_rows_floats(const float *x, float *y, const Pool4 &q, int64_t planes) {
-  typedef float v16 __attribute__((vector_size(64)));
-  const int64_t iw_n = q.in[3], ow_n = q.out[3], sw = q.st[3], pb = q.pb[3], oh_n = q.out[2];
+  const int64_t ow_n = q.out[3], pb = q.pb[3], oh_n = q.out[2];
   const float lowest = lowest_or_neg_inf<float>();
   float staged[2][kMaxPoolStagedFloats];
   for (float &v : staged[0])
@@ -250,64 +319,7 @@ inline void max_pool_rows_floats(const float *x, float *y, const Pool4 &q, int64
     const float *rows[kMaxPoolVectorRows];
     int64_t n = 0;
     for_window_rows(q, xp, oh, [&](const float *in) { rows[n++] = in; });
-    float *row = buffer + pb;
-    // Rows narrower than a vector (GoogLeNet's 8x8, 4x4 and 2x2 maps)
-    // element by element: the staged row's padding past them stays -inf.
-    if (iw_n < 16)
-      for (int64_t iw = 0; iw < iw_n; ++iw) {
-        float m = lowest;
-        for (int64_t r = 0; r < n; ++r)
-          m = m < rows[r][iw] ? rows[r][iw] : m;
-        row[iw] = m;
-      }
-    for (int64_t iw = 0; iw_n >= 16; iw += 16) {
-      iw = iw < iw_n - 16 ? iw : iw_n - 16;
-      v16 m;
-      for (int64_t j = 0; j < 16; ++j)
-        m[j] = lowest;
-      for (int64_t r = 0; r < n; ++r) {
-        v16 v;
-        std::memcpy(&v, rows[r] + iw, sizeof v);
-        m = m < v ? v : m;
-      }
-      std::memcpy(row + iw, &m, sizeof m);
-      if (iw == iw_n - 16)
-        break;
-    }
-  };
-  // Output row `out` from its staged row.
-  auto emit = [&](float *out, const float *buffer) {
-    for (int64_t ow = 0;; ow += 16) {
-      ow = ow < ow_n - 16 ? ow : ow_n - 16;
-      // (A row narrower than a vector, 13 wide at SqueezeNet's last pool,
-      // computes one whose lanes past the row read the staged padding
-      // and slack, and stores its first ow_n.)
-      ow = ow < 0 ? 0 : ow;
-      v16 m;
-      for (int64_t j = 0; j < 16; ++j)
-        m[j] = lowest;
-      for (int64_t kw = 0; kw < q.ker[3]; ++kw) {
-        const float *s = buffer + ow * sw + kw * q.dil[3];
-        v16 v;
-        if (sw == 1) {
-          std::memcpy(&v, s, sizeof v);
-        } else {
-          v16 a, b;
-          std::memcpy(&a, s, sizeof a);
-          std::memcpy(&b, s + 16, sizeof b);
-          v = __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26,
-                                      28, 30);
-        }
-        m = m < v ? v : m;
-      }
-      if (ow_n < 16) {
-        std::memcpy(out, &m, sizeof(float) * static_cast<size_t>(ow_n));
-        break;
-      }
-      std::memcpy(out + ow, &m, sizeof m);
-      if (ow == ow_n - 16)
-        break;
-    }
+    stage_window_max(rows, n, q.in[3], buffer + pb);
   };
   // Output rows are numbered through the planes (the previous one's
   // outputs wait for the next one's staging across planes too).
@@ -319,12 +331,12 @@ inline void max_pool_rows_floats(const float *x, float *y, const Pool4 &q, int64
     for (int64_t oh = 0; oh < oh_n; ++oh, ++u, out += ow_n) {
       stage(xp, oh, staged[u & 1]);
       if (previous)
-        emit(previous, staged[(u - 1) & 1]);
+        emit_pooled_row(staged[(u - 1) & 1], previous, q);
       previous = out;
     }
   }
   if (previous)
-    emit(previous, staged[(u - 1) & 1]);
+    emit_pooled_row(staged[(u - 1) & 1], previous, q);
 }
 #endif
 

@@ -1,0 +1,134 @@
+//===- ChainedKernels.cpp - two kernels that become one, and the choice helpers -===//
+//
+// After tract-choose-kernels has picked every op's algorithm, some pairs of
+// ops run better as one kernel whose intermediate never reaches the arena:
+// a producer and its only reader become one chained tract.kernel, the
+// reader as its tail (TractOps.td). LaneChains.cpp chains a 1x1 expand into
+// its depthwise conv; here a network's first conv (on conv_row_taps) is
+// chained into the max pool that reads it (conv_row_taps_pool.h: the stem's
+// output, the largest tensor of a CNN, stays in a ring of rows in L2).
+// Conditions for the pool tail:
+//   - the max pool is f32, has no indices output and is the conv's only
+//     reader;
+//   - the conv's fused ops read no other tensor and store the conv's shape
+//     (its epilogue runs on rows of a ring, not of the conv's output);
+//   - conv_row_taps_max_pool_fits (same rank, no dilation, rows the pool's
+//     row kernel takes).
+// The pair is fused wherever it fits: measured on a Sapphire Rapids class
+// Xeon (bench/README.md), stems with maps of 112 x 112 gain 4-25% at one
+// thread and more at two, small maps are even (within 3%), and the conv's
+// output takes no arena.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Codegen/KernelChoice.h"
+
+#include "tract/rt/nn/conv_row_taps_pool.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace mlir::tract {
+namespace {
+
+RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
+
+// The ops of `top` (a conv, or a tract.kernel's body) cloned at `b`'s
+// insertion point with `map` (which maps `top`'s inputs); returns the value
+// `top` produces.
+Value cloneComputation(Operation *top, OpBuilder &b, IRMapping &map) {
+  auto kernel = dyn_cast<KernelOp>(top);
+  if (!kernel) {
+    Operation *copy = b.clone(*top, map);
+    // The choices are the fused kernel's, not its body's.
+    for (StringRef attr : {kAlgorithmAttr, kScratchBytesAttr, kPackedWeightsAttr})
+      copy->removeAttr(attr);
+    return copy->getResult(0);
+  }
+  Block &body = kernel.getBody().front();
+  for (auto [arg, in] : llvm::zip(body.getArguments(), kernel.getInputs()))
+    map.map(arg, map.lookup(in));
+  for (Operation &op : body.without_terminator())
+    b.clone(op, map);
+  return map.lookup(body.getTerminator()->getOperand(0));
+}
+
+} // namespace
+
+StringRef algorithmOf(Operation *top) {
+  auto a = top->getAttrOfType<StringAttr>(kAlgorithmAttr);
+  return a ? a.getValue() : StringRef();
+}
+
+void setAlgorithm(Operation *top, StringRef algorithm, int64_t scratchFloats) {
+  Builder b(top->getContext());
+  top->setAttr(kAlgorithmAttr, b.getStringAttr(algorithm));
+  top->setAttr(kScratchBytesAttr, b.getI64IntegerAttr(scratchFloats * 4));
+}
+
+bool epilogueReadsNothing(Operation *top) {
+  auto kernel = dyn_cast<KernelOp>(top);
+  if (!kernel)
+    return true;
+  Operation *anchor = kernel.getAnchor();
+  if (!anchor || typeOf(kernel.getResult()) != typeOf(anchor->getResult(0)))
+    return false;
+  for (Operation &op : kernel.getBody().front().without_terminator())
+    if (&op != anchor)
+      for (Value v : op.getOperands())
+        if (isa<BlockArgument>(v))
+          return false;
+  return true;
+}
+
+void chainIntoKernel(Operation *producer, Operation *top, StringRef algorithm,
+                     int64_t scratchFloats) {
+  SmallVector<Value> inputs(producer->getOperands());
+  llvm::append_range(inputs, top->getOperands().drop_front());
+  OpBuilder b(top);
+  Location loc = b.getFusedLoc({producer->getLoc(), top->getLoc()});
+  auto kernel = b.create<KernelOp>(loc, top->getResult(0).getType(), inputs);
+  Block *body = new Block();
+  kernel.getBody().push_back(body);
+  for (Value v : inputs)
+    body->addArgument(v.getType(), v.getLoc());
+  OpBuilder ib = OpBuilder::atBlockEnd(body);
+  IRMapping map;
+  for (auto [i, v] : llvm::enumerate(producer->getOperands()))
+    map.map(v, body->getArgument(i));
+  Value produced = cloneComputation(producer, ib, map);
+  IRMapping tailMap;
+  tailMap.map(top->getOperand(0), produced);
+  for (auto [i, v] : llvm::enumerate(top->getOperands().drop_front()))
+    tailMap.map(v, body->getArgument(producer->getNumOperands() + i));
+  ib.create<YieldOp>(loc, cloneComputation(top, ib, tailMap));
+  // The weights arrive as the producer's choice packed them.
+  if (producer->hasAttr(kPackedWeightsAttr))
+    kernel->setAttr(kPackedWeightsAttr, b.getUnitAttr());
+  setAlgorithm(kernel, algorithm, scratchFloats);
+  top->getResult(0).replaceAllUsesWith(kernel.getResult());
+  top->erase();
+  producer->erase();
+}
+
+void fuseMaxPoolTails(Block &body) {
+  SmallVector<MaxPoolOp> pools;
+  for (Operation &op : body)
+    if (auto pool = dyn_cast<MaxPoolOp>(op))
+      pools.push_back(pool);
+  for (MaxPoolOp pool : pools) {
+    Value x = pool.getInput();
+    Operation *producer = x.getDefiningOp();
+    if (!producer || !x.hasOneUse() || algorithmOf(producer) != "conv_row_taps" ||
+        !typeOf(pool.getResult()).getElementType().isF32() || !epilogueReadsNothing(producer))
+      continue;
+    ::tract::rt::ConvParams p = convParamsOf(cast<ConvOp>(gemmAnchor(producer)));
+    ::tract::rt::PoolParams pp = poolParamsOf(pool);
+    if (!::tract::rt::conv_row_taps_max_pool_fits(p, pp))
+      continue;
+    chainIntoKernel(producer, pool, "row_taps_max_pool",
+                    ::tract::rt::conv_row_taps_max_pool_scratch_floats(p, pp));
+  }
+}
+
+} // namespace mlir::tract
