@@ -14,10 +14,11 @@
 //     (its epilogue runs on rows of a ring, not of the conv's output);
 //   - conv_row_taps_max_pool_fits (same rank, no dilation, rows the pool's
 //     row kernel takes).
-// The pair is fused wherever it fits: measured on a Sapphire Rapids class
-// Xeon (bench/README.md), stems with maps of 112 x 112 gain 4-25% at one
-// thread and more at two, small maps are even (within 3%), and the conv's
-// output takes no arena.
+// The pair is chained wherever it fits: measured on a Sapphire Rapids class
+// Xeon (bench/README.md), the two kernels take 3-33% less time on stems
+// with maps of 112 x 112 at one thread and 5-40% less at two; on maps that
+// fit L2 anyway they are within 8% either way; and the conv's output takes
+// no arena.
 //
 //===----------------------------------------------------------------------===//
 

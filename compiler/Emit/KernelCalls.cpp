@@ -669,6 +669,7 @@ LogicalResult mlir::tract::buildKernelCall(Operation *op, KernelCall &call) {
         return success();
       })
       .Case<MaxPoolOp, AvgPoolOp>([&](auto p) {
+        // (The verifier allows 1 to 4 spatial dims, as PoolParams holds.)
         int64_t spatial = typeOf(p.getInput()).getRank() - 2;
         b.line(poolParamsDecl(poolParamsOf(p)));
         b.line(std::is_same_v<decltype(p), AvgPoolOp> ? "tract::rt::avg_pool(in0, out0, p, par);"
