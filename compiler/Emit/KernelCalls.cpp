@@ -455,13 +455,13 @@ LogicalResult buildFusedKernel(KernelOp kernel, KernelCall &call) {
   if (failed(code))
     return failure();
   int64_t n = out.getNumElements();
+  if (!anchor) // a generated element loop, by rows or flat
+    call.path = "elementwise";
   if (epilogue) {
     addEpilogue(call, "epilogue", T, *code);
     if (failed(buildGemmCall(kernel, "epilogue", call)))
       return failure();
   } else if (row > 0) {
-    if (!anchor)
-      call.path = "elementwise";
     call.lines.push_back(fmt::format("for (int64_t i0 = 0; i0 < {}; i0 += {}) {{", n, row));
     for (const std::string &l : code->hoisted)
       call.lines.push_back("  " + l);
@@ -481,8 +481,6 @@ LogicalResult buildFusedKernel(KernelOp kernel, KernelCall &call) {
     call.lines.push_back("  }");
     call.lines.push_back("}");
   } else {
-    if (!anchor)
-      call.path = "elementwise";
     call.lines.push_back("TRACT_IVDEP");
     call.lines.push_back(fmt::format("for (int64_t i = 0; i < {}; ++i) {{", n));
     for (const std::string &l : code->loop)
@@ -550,7 +548,6 @@ std::string mlir::tract::declareArray(KernelCall &call, StringRef name, ArrayRef
 }
 
 std::string mlir::tract::poolParamsDecl(const ::tract::rt::PoolParams &p, StringRef name) {
-  auto four = [](const int64_t *v) { return fmt::format("{{{}, {}, {}, {}}}", v[0], v[1], v[2], v[3]); };
   return fmt::format(
       "static constexpr tract::rt::PoolParams {} = {{{}, {}, {}, {}, {}, {}, {}, {}, {}, {}}};",
       name.str(), p.spatial_rank, p.batch_channels, four(p.in_size), four(p.out_size),
@@ -559,7 +556,6 @@ std::string mlir::tract::poolParamsDecl(const ::tract::rt::PoolParams &p, String
 }
 
 std::string mlir::tract::convParamsDecl(const ::tract::rt::ConvParams &p, StringRef name) {
-  auto four = [](const int64_t *v) { return fmt::format("{{{}, {}, {}, {}}}", v[0], v[1], v[2], v[3]); };
   return fmt::format(
       "static constexpr tract::rt::ConvParams {} = {{{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}}};",
       name.str(), p.spatial_rank, p.batch, p.in_channels, p.out_channels, p.groups, four(p.in_size),

@@ -709,8 +709,8 @@ TEST(ConvRowTapsMaxPool, MatchesConvThenPool) {
       EXPECT_TRUE(std::all_of(scratch.end() - 64, scratch.end(),
                               [](float v) { return std::isnan(v); }));
     }
-    // The plain row loop (cores without vector registers) pools as
-    // max_pool does.
+    // The scalar row kernel (cores without vector registers) from the
+    // window's rows pools as max_pool does.
     const rt::detail::Pool4 r = rt::detail::pool4(pp);
     const int64_t ow_n = p.out_size[cs.conv.rank - 1];
     std::vector<float> row(size_t(r.out[3]));
@@ -722,9 +722,13 @@ TEST(ConvRowTapsMaxPool, MatchesConvThenPool) {
         if (ih >= 0 && ih < r.in[2])
           win[n++] = conv.data() + ih * ow_n;
       }
-      rt::detail::max_pool_window_row(win, n, row.data(), r);
+      float folded[rt::detail::kMaxPoolRowElements];
+      rt::detail::max_pool_row_of([&](const auto &f) {
+        for (int64_t i = 0; i < n; ++i)
+          f(win[i]);
+      }, row.data(), r, folded);
       EXPECT_TRUE(std::equal(row.begin(), row.end(), want.begin() + ph * r.out[3]))
-          << "plain row loop, pooled row " << ph;
+          << "scalar row kernel, pooled row " << ph;
     }
   }
   // Not taken: dilated pools, a pool over another tensor's shape, rows wider

@@ -44,30 +44,13 @@ inline int64_t conv_row_taps_max_pool_scratch_floats(const ConvParams &p, const 
 
 namespace detail {
 
-// Output row `out` of rows pool r from the n input rows of its window (each
-// r.in[3] floats): the plain loop, for cores without vector registers
-// (max_pool's scalar row kernel folds the same taps: `m < v ? v : m` from
-// -inf, NaN never wins).
-inline void max_pool_window_row(const float *const *win, int64_t n, float *out, const Pool4 &r) {
-  for (int64_t ow = 0; ow < r.out[3]; ++ow) {
-    float m = lowest_or_neg_inf<float>();
-    for (int64_t kw = 0; kw < r.ker[3]; ++kw) {
-      const int64_t iw = ow * r.st[3] + kw * r.dil[3] - r.pb[3];
-      if (iw >= 0 && iw < r.in[3])
-        for (int64_t i = 0; i < n; ++i)
-          m = m < win[i][iw] ? win[i][iw] : m;
-    }
-    out[ow] = m;
-  }
-}
-
 // The pooled rows of one output row of the pool, channel after channel,
 // from the conv rows of its window (rows(c, i): the window's row i of
 // channel c, n of them). Where there are vector registers, max_pool's own
 // row kernel: each channel's window staged once, then emitted after the
 // next channel's is staged (two staged rows alternate, as in
-// max_pool_rows_floats); elsewhere max_pool_window_row. done(c) after
-// channel c's row is stored.
+// max_pool_rows_floats); elsewhere max_pool's scalar row kernel
+// (max_pool_row_of). done(c) after channel c's row is stored.
 class PooledRows {
 public:
   explicit PooledRows(const Pool4 &r) : r_(r) {
@@ -92,7 +75,10 @@ public:
         done(c - 1);
       }
 #else
-      max_pool_window_row(win, n, out(c), r_);
+      max_pool_row_of([&](const auto &f) {
+        for (int64_t i = 0; i < n; ++i)
+          f(win[i]);
+      }, out(c), r_, folded_);
       done(c);
 #endif
     }
@@ -108,6 +94,8 @@ private:
   Pool4 r_;
 #if defined(TRACT_RT_POOL_VECTOR_ROWS)
   float staged_[2][kMaxPoolStagedFloats];
+#else
+  float folded_[kMaxPoolRowElements];
 #endif
 };
 

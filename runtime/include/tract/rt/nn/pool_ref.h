@@ -157,46 +157,53 @@ constexpr int64_t kMaxPoolRowElements = 256;
 // from it. Same fold as the general path (`m < v ? v : m` from -inf, so NaN
 // never wins); only the order of the taps differs. Rows wider than
 // kMaxPoolRowElements fold each tap straight from the input rows.
-template <class T> void max_pool_rows(const T *x, T *y, const Pool4 &q, int64_t planes) {
+// max_pool_row_of: one output row, from the window rows for_rows(f) passes
+// to f (`folded`: kMaxPoolRowElements elements); max_pool_rows: every row
+// of `planes` planes.
+template <class T, class ForRows>
+inline void max_pool_row_of(const ForRows &for_rows, T *row, const Pool4 &q, T *folded) {
   const int64_t iw_n = q.in[3], ow_n = q.out[3], sw = q.st[3];
-  T folded[kMaxPoolRowElements];
   const bool two_pass = iw_n <= kMaxPoolRowElements;
+  for (int64_t ow = 0; ow < ow_n; ++ow)
+    row[ow] = lowest_or_neg_inf<T>();
+  if (two_pass)
+    for (int64_t iw = 0; iw < iw_n; ++iw)
+      folded[iw] = lowest_or_neg_inf<T>();
+  for_rows([&](const T *in) {
+    if (two_pass) {
+      for (int64_t iw = 0; iw < iw_n; ++iw)
+        folded[iw] = folded[iw] < in[iw] ? in[iw] : folded[iw];
+      return;
+    }
+    for (int64_t kw = 0; kw < q.ker[3]; ++kw) {
+      const int64_t off = kw * q.dil[3] - q.pb[3];
+      int64_t lo = 0, hi = 0;
+      tap_range(ow_n, iw_n, sw, off, &lo, &hi);
+      max_fold_strided<0>(row, in, off, sw, lo, hi);
+    }
+  });
+  if (!two_pass)
+    return;
+  for (int64_t kw = 0; kw < q.ker[3]; ++kw) {
+    const int64_t off = kw * q.dil[3] - q.pb[3];
+    int64_t lo = 0, hi = 0;
+    tap_range(ow_n, iw_n, sw, off, &lo, &hi);
+    if (sw == 1)
+      max_fold_strided<1>(row, folded, off, sw, lo, hi);
+    else if (sw == 2)
+      max_fold_strided<2>(row, folded, off, sw, lo, hi);
+    else
+      max_fold_strided<0>(row, folded, off, sw, lo, hi);
+  }
+}
+
+template <class T> void max_pool_rows(const T *x, T *y, const Pool4 &q, int64_t planes) {
+  T folded[kMaxPoolRowElements];
   for (int64_t bc = 0; bc < planes; ++bc) {
     const T *xp = x + bc * q.in_plane;
-    for (int64_t oh = 0; oh < q.out[2]; ++oh) {
-      T *row = y + bc * q.out_plane + oh * ow_n;
-      for (int64_t ow = 0; ow < ow_n; ++ow)
-        row[ow] = lowest_or_neg_inf<T>();
-      if (two_pass)
-        for (int64_t iw = 0; iw < iw_n; ++iw)
-          folded[iw] = lowest_or_neg_inf<T>();
-      for_window_rows(q, xp, oh, [&](const T *in) {
-        if (two_pass) {
-          for (int64_t iw = 0; iw < iw_n; ++iw)
-            folded[iw] = folded[iw] < in[iw] ? in[iw] : folded[iw];
-          return;
-        }
-        for (int64_t kw = 0; kw < q.ker[3]; ++kw) {
-          const int64_t off = kw * q.dil[3] - q.pb[3];
-          int64_t lo = 0, hi = 0;
-          tap_range(ow_n, iw_n, sw, off, &lo, &hi);
-          max_fold_strided<0>(row, in, off, sw, lo, hi);
-        }
-      });
-      if (!two_pass)
-        continue;
-      for (int64_t kw = 0; kw < q.ker[3]; ++kw) {
-        const int64_t off = kw * q.dil[3] - q.pb[3];
-        int64_t lo = 0, hi = 0;
-        tap_range(ow_n, iw_n, sw, off, &lo, &hi);
-        if (sw == 1)
-          max_fold_strided<1>(row, folded, off, sw, lo, hi);
-        else if (sw == 2)
-          max_fold_strided<2>(row, folded, off, sw, lo, hi);
-        else
-          max_fold_strided<0>(row, folded, off, sw, lo, hi);
-      }
-    }
+    for (int64_t oh = 0; oh < q.out[2]; ++oh)
+      max_pool_row_of([&](const auto &f) { for_window_rows(q, xp, oh, f); },
+                      y + bc * q.out_plane + oh * q.out[3], q, folded);
   }
 }
 
