@@ -24,7 +24,7 @@ bool mlir::tract::emitsGemm(Operation *top) {
 }
 
 bool mlir::tract::takesParallel(Operation *top) {
-  if (emitsGemm(top) || isSqueezeExciteLanes(top))
+  if (emitsGemm(top) || isSqueezeExciteLanes(top) || trailingSumRows(top))
     return true;
   Operation *anchor = top;
   if (auto kernel = dyn_cast<KernelOp>(top))

@@ -206,6 +206,76 @@ const char *reducer(Operation *op) {
       .Default([](Operation *) { return nullptr; });
 }
 
+// A slice with unit steps whose output is `rows` runs of `len` contiguous
+// input elements, run r at first + r * rowStride.
+struct SliceRows {
+  int64_t first, rows, rowStride, len;
+};
+
+// The innermost dims the slice takes whole, plus the one it cuts, are one
+// run; of the dims outside, at most one may keep more than one index (the
+// runs' stride), the others are single indices (part of `first`).
+std::optional<SliceRows> contiguousSliceRows(SliceOp s) {
+  auto x = typeOf(s.getInput());
+  auto y = typeOf(s.getResult());
+  if (!x.getElementType().isIntOrFloat() || !x.hasStaticShape() || !y.hasStaticShape())
+    return std::nullopt;
+  ArrayRef<int64_t> in = x.getShape(), out = y.getShape(), starts = s.getStarts(),
+                    steps = s.getSteps();
+  const int64_t rank = x.getRank();
+  if (int64_t(starts.size()) != rank || int64_t(steps.size()) != rank)
+    return std::nullopt;
+  SmallVector<int64_t> stride(rank, 1);
+  for (int64_t d = rank - 2; d >= 0; --d)
+    stride[d] = stride[d + 1] * in[d + 1];
+  SliceRows r{0, 1, 0, 1};
+  int64_t d = rank - 1;
+  for (; d >= 0 && out[d] == in[d]; --d)
+    r.len *= in[d];
+  if (d >= 0) {
+    r.len *= out[d];
+    --d;
+  }
+  for (int64_t e = 0; e < rank; ++e) {
+    if (steps[e] != 1 && out[e] > 1)
+      return std::nullopt;
+    r.first += starts[e] * stride[e];
+  }
+  for (; d >= 0; --d) {
+    if (out[d] == 1)
+      continue;
+    if (r.rows != 1)
+      return std::nullopt; // two strides: the generic walk
+    r.rows = out[d];
+    r.rowStride = stride[d];
+  }
+  return r;
+}
+
+} // namespace
+
+int64_t mlir::tract::trailingSumRows(Operation *op) {
+  if (!isa<ReduceSumOp, ReduceMeanOp>(op) || op->getNumOperands() != 1)
+    return 0;
+  auto x = typeOf(op->getOperand(0));
+  auto axes = op->getAttrOfType<DenseI64ArrayAttr>("axes");
+  if (!x.getElementType().isF32() || !axes || axes.empty() || x.getNumElements() == 0)
+    return 0;
+  // The axes, sorted and distinct, must be the last axes.size() of x.
+  SmallVector<int64_t> sorted(axes.asArrayRef());
+  llvm::sort(sorted);
+  const int64_t rank = x.getRank(), first = rank - int64_t(sorted.size());
+  for (int64_t i = 0; i < int64_t(sorted.size()); ++i)
+    if (sorted[i] != first + i)
+      return 0;
+  int64_t rows = 1;
+  for (int64_t d = 0; d < first; ++d)
+    rows *= x.getDimSize(d);
+  return rows;
+}
+
+namespace {
+
 // A ConvParams/PoolParams array member: 4 entries, zero padded.
 std::string four(ArrayRef<int64_t> v) {
   SmallVector<int64_t, 4> p(v.begin(), v.end());
@@ -612,6 +682,16 @@ LogicalResult mlir::tract::buildKernelCall(Operation *op, KernelCall &call) {
                        sa, sb, shape, result.getRank(), f));
     return success();
   }
+  if (int64_t rows = trailingSumRows(op)) {
+    // One contiguous row per output (a global average pool), split over
+    // the threads (reduce/reduce_rows.h).
+    auto x = typeOf(op->getOperand(0));
+    b.line(fmt::format("tract::rt::sum_rows<{}>(in0, {}, {}, out0, par);",
+                       isa<ReduceMeanOp>(op) ? "true" : "false", rows, x.getNumElements() / rows));
+    call.flops = x.getNumElements();
+    call.path = "sum_rows";
+    return success();
+  }
   if (const char *r = reducer(op)) {
     auto x = typeOf(op->getOperand(0));
     uint32_t mask = 0;
@@ -761,6 +841,12 @@ LogicalResult mlir::tract::buildKernelCall(Operation *op, KernelCall &call) {
       })
       .Case([&](SliceOp s) {
         auto x = typeOf(s.getInput());
+        if (auto rows = contiguousSliceRows(s)) {
+          b.line(fmt::format("tract::rt::slice_rows(in0, out0, {}, {}, {}, {});", rows->first,
+                             rows->rows, rows->rowStride, rows->len));
+          call.path = "copy";
+          return success();
+        }
         std::string in = b.array("kInShape", x.getShape());
         std::string starts = b.array("kStarts", s.getStarts());
         std::string steps = b.array("kSteps", s.getSteps());

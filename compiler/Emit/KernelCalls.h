@@ -55,11 +55,16 @@ std::string convParamsDecl(const ::tract::rt::ConvParams &p, llvm::StringRef nam
 /// `static constexpr tract::rt::PoolParams NAME = {...};`
 std::string poolParamsDecl(const ::tract::rt::PoolParams &p, llvm::StringRef name = "p");
 
+/// The number of outputs of a float ReduceSum / ReduceMean over its input's
+/// trailing axes (each output one contiguous row: a global average pool),
+/// which runs split over threads; 0 for any other op.
+int64_t trailingSumRows(Operation *op);
+
 /// Whether `top` runs on a runtime kernel that takes an epilogue: the GEMM
 /// or the depthwise conv (tract-choose-kernels chose so).
 bool emitsGemm(Operation *top);
 /// Whether `top`'s kernel function takes the `par` thread hook: the GEMM-run
-/// kernels, max and average pooling, softmax.
+/// kernels, max and average pooling, softmax, trailing sums and means.
 bool takesParallel(Operation *top);
 /// The GEMM call of `top`, a conv/matmul or a tract.kernel anchored on one,
 /// writing out0; `epilogue` names an epilogue functor in scope (gemm.h).

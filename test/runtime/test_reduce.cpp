@@ -1,4 +1,6 @@
+#include "tract/rt/io/thread_pool.h"
 #include "tract/rt/reduce/reduce_ref.h"
+#include "tract/rt/reduce/reduce_rows.h"
 
 #include "test_util.h"
 
@@ -294,4 +296,33 @@ TEST(CumSum, AllModes) {
   EXPECT_EQ(std::vector<float>(y, y + 3), (std::vector<float>{6, 5, 3}));
   rt::cumsum(x, y, 1, 3, 1, true, true);
   EXPECT_EQ(std::vector<float>(y, y + 3), (std::vector<float>{5, 3, 0}));
+}
+
+// sum_rows (a global average pool's rows, split over threads) gives
+// reduce()'s values bit for bit, on one thread and split over two or three,
+// for rows of every tail length and none; it writes exactly `rows` outputs.
+TEST(SumRows, MatchesReduceOnAnyThreads) {
+  const int64_t shapes[][2] = {{1000, 169}, {7, 1}, {3, 0}, {513, 49}, {1, 70000}, {64, 1024}};
+  for (const auto &s : shapes)
+    for (int threads : {1, 2, 3}) {
+      const int64_t rows = s[0], len = s[1];
+      rt::ThreadPool pool(threads);
+      const rt::Parallel par{threads > 1 ? rt::ThreadPool::parallel_for : nullptr, &pool,
+                             threads};
+      const auto xd = random_vec<double>(size_t(rows * len), uint64_t(rows + len));
+      const std::vector<float> x(xd.begin(), xd.end());
+      const int64_t shape[] = {rows, len};
+      std::vector<float> want_sum(static_cast<size_t>(rows)), want_mean(static_cast<size_t>(rows));
+      rt::reduce<op::ReduceSum>(x.data(), shape, 2, 2u, want_sum.data());
+      rt::reduce<op::ReduceMean>(x.data(), shape, 2, 2u, want_mean.data());
+      std::vector<float> sum(size_t(rows) + 1, 321.f), mean(size_t(rows) + 1, 321.f);
+      rt::sum_rows<false>(x.data(), rows, len, sum.data(), par);
+      rt::sum_rows<true>(x.data(), rows, len, mean.data(), par);
+      for (int64_t r = 0; r < rows; ++r) {
+        ASSERT_EQ(sum[size_t(r)], want_sum[size_t(r)]) << rows << "x" << len << " " << threads;
+        ASSERT_EQ(mean[size_t(r)], want_mean[size_t(r)]) << rows << "x" << len << " " << threads;
+      }
+      EXPECT_EQ(sum[size_t(rows)], 321.f);
+      EXPECT_EQ(mean[size_t(rows)], 321.f);
+    }
 }

@@ -48,6 +48,7 @@
 #include "tract/rt/nn/softmax_ref.h"
 #include "tract/rt/nn/squeeze_excite_lanes.h"
 #include "tract/rt/reduce/reduce_ref.h"
+#include "tract/rt/reduce/reduce_rows.h"
 #include "tract/rt/reduce/topk_ref.h"
 #include "tract/rt/data/compress_ref.h"
 #include "tract/rt/data/nonzero_ref.h"

@@ -1,6 +1,8 @@
 // tract runtime: strided N-d slice (ONNX Slice with resolved starts/steps).
 #pragma once
 
+#include <cstring>
+
 #include "tract/rt/common.h"
 
 namespace tract {
@@ -35,6 +37,21 @@ void slice(const T *x, T *y, const int64_t *in_shape, int rank,
             yp[i] = xb[off[0] + i * inc[0]];
         }
       });
+}
+
+// A slice whose output is `rows` contiguous runs of `len` elements, run r
+// starting at x[first + r * row_stride] (unit steps; the compiler proves the
+// shape): one memcpy per run, no per-element index walk. A recurrent cell's
+// gate slices are a single run, a channel slice of NCHW one run per image.
+template <class T>
+void slice_rows(const T *x, T *y, int64_t first, int64_t rows, int64_t row_stride,
+                int64_t len) {
+  if (len <= 0)
+    return;
+  for (int64_t r = 0; r < rows; ++r)
+    std::memcpy(static_cast<void *>(y + r * len),
+                static_cast<const void *>(x + first + r * row_stride),
+                static_cast<size_t>(len) * sizeof(T));
 }
 
 namespace detail {
