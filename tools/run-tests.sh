@@ -57,7 +57,7 @@ add "${lit_pass:-0}" "${lit_fail:-0}"
 stage "runtime gtest"
 # The main suite, then the GEMM tests built again for each x86 instruction
 # set this CPU runs (test/runtime/CMakeLists.txt), so every micro-kernel runs.
-for suite in build/bin/tract-runtime-tests build/bin/tract-gemm-tests-* build/bin/tract-vk-tests; do
+for suite in build/bin/tract-runtime-tests build/bin/tract-isa-tests-* build/bin/tract-vk-tests; do
   [ -x "$suite" ] || continue
   "$suite" --gtest_brief=1 | tee "$log/gtest"
   g_pass=$(grep -Eo '\[  PASSED  \] [0-9]+' "$log/gtest" | grep -Eo '[0-9]+$')

@@ -180,6 +180,39 @@ TEST(Pool, RandomCasesAllKinds) {
     }
 }
 
+// Max pools of 8 planes or more whose planes have at most 256 pixels run 16
+// planes at a time in lane layout on AVX-512 (tract-isa-tests-avx512): random
+// small 2-d and 1-d windows, strides, dilations, pads and ceil mode, plane
+// counts that leave a partial last block of 16, one and two threads.
+TEST(Pool, SmallPlanesMaxPool) {
+  Rng r(91);
+  static const int64_t sizes[] = {1, 2, 4, 7, 13, 16};
+  uint64_t seed = 500;
+  for (int t = 0; t < 60; ++t) {
+    PoolCase c;
+    c.r = t % 4 == 0 ? 1 : 2;
+    c.bc = t % 3 == 0 ? 8 : (t % 3 == 1 ? 21 : 40);
+    c.ceil_mode = r.range(0, 1) == 1;
+    c.include_pad = false;
+    bool ok = true;
+    for (int d = 0; d < c.r; ++d) {
+      c.in.push_back(sizes[r.range(0, 5)]);
+      c.ker.push_back(r.range(1, 3));
+      c.stride.push_back(r.range(1, 2));
+      c.dil.push_back(r.range(1, 2));
+      c.pb.push_back(r.range(0, c.ker.back() - 1));
+      c.pe.push_back(r.range(0, c.ker.back() - 1));
+      ok = ok && c.in.back() + c.pb.back() + c.pe.back() >= c.dil.back() * (c.ker.back() - 1) + 1;
+    }
+    if (!ok)
+      continue;
+    run_case(c, Kind::Max, seed++, 1 + t % 2);
+  }
+  // SqueezeNet 1.0's and GoogLeNet's at a 64 x 64 input.
+  run_case({2, 40, {14, 14}, {3, 3}, {2, 2}, {1, 1}, {0, 0}, {0, 0}, true, false}, Kind::Max, 600);
+  run_case({2, 33, {4, 4}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}, false, false}, Kind::Max, 601, 2);
+}
+
 TEST(Pool, NamedShapes) {
   // 3x3 stride 2 pad 1 on 17x9 (typical ResNet stem), both divisor modes.
   for (bool incl : {false, true}) {
@@ -201,6 +234,12 @@ TEST(Pool, NamedShapes) {
   run_case({2, 2, {20, 40}, {3, 3}, {1, 1}, {1, 2}, {1, 2}, {1, 2}, false, false}, Kind::Max, 11);
   run_case({2, 2, {27, 27}, {3, 3}, {2, 2}, {1, 1}, {0, 0}, {0, 0}, true, false}, Kind::Max, 12);
   run_case({2, 2, {18, 16}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}, false, false}, Kind::Max, 13);
+  // Input rows narrower than a vector, staged with masked loads on AVX-512:
+  // SqueezeNet 1.0's 14x14 -> 7x7 in ceil mode (a window past the end), 15
+  // wide with padding, one column.
+  run_case({2, 5, {14, 14}, {3, 3}, {2, 2}, {1, 1}, {0, 0}, {0, 0}, true, false}, Kind::Max, 14);
+  run_case({2, 3, {6, 15}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}, false, false}, Kind::Max, 15);
+  run_case({2, 3, {9, 1}, {2, 1}, {2, 1}, {1, 1}, {0, 0}, {0, 0}, true, false}, Kind::Max, 16);
   // Global average pool over 7x7.
   run_case({2, 4, {7, 7}, {7, 7}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, false, false},
            Kind::Avg, 3);
