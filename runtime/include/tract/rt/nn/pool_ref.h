@@ -382,7 +382,7 @@ inline void max_pool_rows_floats(const float *x, float *y, const Pool4 &q, int64
 }
 #endif
 
-#if defined(__AVX512F__)
+#if defined(TRACT_RT_POOL_VECTOR_ROWS) && defined(__AVX512F__)
 #define TRACT_RT_POOL_LANES 1
 // Small planes (at most kMaxPoolLanesPixels pixels in and out): 16 planes
 // at a time moved into lane layout (nn/lane_transpose.h: position i holds
