@@ -597,12 +597,14 @@ TEST(ConvRowTaps, MatchesReferenceConv) {
       {2, 2, 3, 8, 1, {23, 50}, {2, 2}, {3, 3}, {1, 1}, {1, 1}},    // rows skipped
       {1, 2, 1, 9, 1, {1000}, {80}, {4}, {1}, {0}},                 // 1-d, 231 columns
       {1, 1, 3, 5, 1, {90}, {4}, {1}, {3}, {5}},                    // 1-d, dilation 3
+      {2, 2, 128, 64, 32, {16, 16}, {3, 3}, {1, 1}, {1, 1}, {1, 1}}, // ResNeXt: 32 groups of 4
+      {2, 1, 12, 18, 3, {20, 33}, {3, 3}, {2, 2}, {1, 1}, {1, 1}},   // groups of 4 -> 6, stride 2
   };
   for (const ConvGeom &g : cases) {
     const rt::ConvParams p = params(g);
     ASSERT_TRUE(rt::conv_row_taps_fits(p));
     const ConvData d = reference_conv(p, 47);
-    int64_t taps = g.cin;
+    int64_t taps = g.cin / g.groups;
     for (int i = 0; i < g.rank; ++i)
       taps *= g.ker[i];
     std::vector<float> scratch(size_t(rt::conv_row_taps_scratch_floats(p)) + 64, std::nanf(""));
@@ -627,6 +629,12 @@ TEST(ConvRowTaps, MatchesReferenceConv) {
       params({2, 1, 8, 32, 1, {56, 56}, {3, 3}, {1, 1}, {1, 1}, {1, 1}})));
   EXPECT_FALSE(rt::conv_row_taps_fits(
       params({2, 1, 16, 32, 1, {56, 56}, {3, 3}, {1, 1}, {1, 1}, {1, 1}})));
+  // Grouped: 16 groups of 16 channels is too many per group; a depthwise
+  // conv (one channel per group) is conv_depthwise's.
+  EXPECT_FALSE(rt::conv_row_taps_fits(
+      params({2, 1, 256, 256, 16, {56, 56}, {3, 3}, {1, 1}, {1, 1}, {1, 1}})));
+  EXPECT_FALSE(rt::conv_row_taps_fits(
+      params({2, 1, 32, 32, 32, {56, 56}, {3, 3}, {1, 1}, {1, 1}, {1, 1}})));
   EXPECT_FALSE(rt::conv_row_taps_fits(
       params({2, 1, 3, 32, 1, {15, 15}, {3, 3}, {1, 1}, {1, 1}, {1, 1}})));
 }

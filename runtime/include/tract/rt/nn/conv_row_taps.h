@@ -60,16 +60,21 @@ inline RowTapsGeometry row_taps_geometry(const ConvParams &p) {
   const int64_t vectors = (q.out[3] + kRowTapsLanes - 1) / kRowTapsLanes;
   const int64_t reach = (q.ker[3] - 1) * q.dil[3] / q.st[3];
   const int64_t span = (q.ker[2] - 1) * q.dil[2] + 1;
-  return {q.st[3], vectors * kRowTapsLanes + reach + 1, span, p.in_channels * span};
+  const int64_t groups = p.groups > 1 ? p.groups : 1;
+  return {q.st[3], vectors * kRowTapsLanes + reach + 1, span, p.in_channels / groups * span};
 }
 
-// Whether conv_row_taps takes the conv: a 1-d or 2-d ungrouped conv with few
-// input channels and output rows of a vector or more.
+// Whether conv_row_taps takes the conv: a 1-d or 2-d conv with few input
+// channels (per group: ResNeXt's 32 groups of 4 channels) and output rows of
+// a vector or more. Not depthwise convs (one input channel per group), which
+// conv_depthwise takes 16 channels at a time.
 inline bool conv_row_taps_fits(const ConvParams &p) {
   const detail::Conv4 q = detail::conv4(p);
-  return p.spatial_rank >= 1 && p.spatial_rank <= 2 && p.groups <= 1 &&
-         p.in_channels <= kMaxRowTapsInChannels &&
-         p.in_channels * q.ker[2] * q.ker[3] <= kMaxRowTaps && q.out[3] >= kRowTapsLanes;
+  const int64_t groups = p.groups > 1 ? p.groups : 1, cg = p.in_channels / groups;
+  return p.spatial_rank >= 1 && p.spatial_rank <= 2 && p.in_channels % groups == 0 &&
+         p.out_channels % groups == 0 && (groups == 1 || cg >= 2) &&
+         cg <= kMaxRowTapsInChannels && cg * q.ker[2] * q.ker[3] <= kMaxRowTaps &&
+         q.out[3] >= kRowTapsLanes;
 }
 
 // Whether conv_row_taps beats the other kernels on a conv it fits: always
@@ -253,10 +258,13 @@ namespace detail {
 // image (rows skipped are never staged).
 class RowTapsRows {
 public:
+  // p: one group's conv (groups = 1); image_channels: the channels of a
+  // whole input image x is part of (x is the group's first channel).
   RowTapsRows(const float *x, const float *w, const float *bias, const ConvParams &p,
-              float *staged)
+              float *staged, int64_t image_channels = 0)
       : x_(x), w_(w), bias_(bias), q_(conv4(p)), g_(row_taps_geometry(p)), staged_(staged),
         cin_(p.in_channels), cout_(p.out_channels),
+        image_channels_(image_channels > 0 ? image_channels : p.in_channels),
         taps_(p.in_channels * q_.ker[2] * q_.ker[3]) {
     const int64_t s = q_.st[3];
     for (int64_t kw = 0; kw < q_.ker[3]; ++kw) {
@@ -285,7 +293,7 @@ public:
           std::memset(row, 0, sizeof(float) * static_cast<size_t>(s * g_.phase_w));
           continue;
         }
-        const float *src = x_ + ((b * cin_ + c) * ih_n + next_ih_) * iw_n;
+        const float *src = x_ + ((b * image_channels_ + c) * ih_n + next_ih_) * iw_n;
         for (int64_t r = 0; r < s; ++r)
           stage_phase(src, iw_n, r - q_.pad[3], s, row + r * g_.phase_w, g_.phase_w);
       }
@@ -332,7 +340,7 @@ private:
   Conv4 q_;
   RowTapsGeometry g_;
   float *staged_;
-  int64_t cin_, cout_, taps_;
+  int64_t cin_, cout_, image_channels_, taps_;
   int32_t in_col_[kMaxRowTaps]; // kw -> phase and column within a staged row
   int32_t offset_[kMaxRowTaps];
   // Rows [next_ih_ - span, next_ih_) of image staged_b_ are staged.
@@ -342,8 +350,9 @@ private:
 // Tasks conv_row_taps (and its pooled form) splits `units` rows into.
 inline int64_t row_taps_tasks(const ConvParams &p, const Parallel &par, int64_t units) {
   const detail::Conv4 q = detail::conv4(p);
+  const int64_t groups = p.groups > 1 ? p.groups : 1;
   const int64_t work =
-      p.batch * p.out_channels * p.in_channels * q.ker[2] * q.ker[3] * q.out_plane;
+      p.batch * p.out_channels * (p.in_channels / groups) * q.ker[2] * q.ker[3] * q.out_plane;
   return par.parallel_for && work >= kMinParallelWork ? (par.threads < units ? par.threads : units)
                                                       : 1;
 }
@@ -361,15 +370,33 @@ void conv_row_taps(const float *x, const float *w, const float *bias, float *y,
   const detail::Conv4 q = detail::conv4(p);
   const int64_t cout = p.out_channels, oh_n = q.out[2], ow_n = q.out[3];
   const int64_t oplane = oh_n * ow_n;
-  const int64_t units = p.batch * oh_n;
+  // A grouped conv runs group by group, each as its own conv (its weights
+  // are ONNX's [ocg][cg][kh][kw] block, its bias and outputs ocg channels
+  // on); units are (image, group, output row), rows of a group in order
+  // so its staged input rows carry over.
+  const int64_t groups = p.groups > 1 ? p.groups : 1;
+  ConvParams pg = p;
+  pg.in_channels = p.in_channels / groups;
+  pg.out_channels = cout / groups;
+  pg.groups = 1;
+  const int64_t cg = pg.in_channels, ocg = pg.out_channels;
+  const int64_t units = p.batch * groups * oh_n;
   const int64_t tasks = detail::row_taps_tasks(p, par, units);
   run_tasks(par, tasks, [&](int64_t task) {
-    detail::RowTapsRows rows(x, w, bias, p, par.scratch_of(task, scratch));
+    float *staged = par.scratch_of(task, scratch);
+    int64_t group = -1;
+    detail::RowTapsRows rows(x, w, bias, pg, staged, p.in_channels);
     for (int64_t u = units * task / tasks; u < units * (task + 1) / tasks; ++u) {
-      const int64_t b = u / oh_n, oh = u % oh_n;
-      rows.compute(b, oh, y + b * cout * oplane + oh * ow_n, oplane);
-      for (int64_t c = 0; c < cout; ++c) {
-        const int64_t at = (b * cout + c) * oplane + oh * ow_n;
+      const int64_t b = u / (groups * oh_n), g = u / oh_n % groups, oh = u % oh_n;
+      if (g != group) {
+        group = g;
+        rows = detail::RowTapsRows(x + g * cg * q.in_plane, w + g * ocg * cg * q.ker_vol,
+                                   bias ? bias + g * ocg : nullptr, pg, staged, p.in_channels);
+      }
+      const int64_t c0 = b * cout + g * ocg;
+      rows.compute(b, oh, y + c0 * oplane + oh * ow_n, oplane);
+      for (int64_t c = c0; c < c0 + ocg; ++c) {
+        const int64_t at = c * oplane + oh * ow_n;
         epi(y + at, at, detail::opaque(ow_n));
       }
     }

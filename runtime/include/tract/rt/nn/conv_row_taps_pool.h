@@ -20,11 +20,11 @@ namespace tract {
 namespace rt {
 
 // Whether conv_row_taps_max_pool takes conv p followed by max pool pp over
-// its output: a conv conv_row_taps takes, a 1-d or 2-d pool of the same rank
+// its output: an ungrouped conv conv_row_taps takes, a 1-d or 2-d pool of the same rank
 // over exactly the conv's output without dilation, whose rows fit the pool's
 // staged row (max_pool_rows_floats_fit).
 inline bool conv_row_taps_max_pool_fits(const ConvParams &p, const PoolParams &pp) {
-  if (!conv_row_taps_fits(p) || pp.spatial_rank != p.spatial_rank ||
+  if (!conv_row_taps_fits(p) || p.groups > 1 || pp.spatial_rank != p.spatial_rank ||
       pp.batch_channels != p.batch * p.out_channels)
     return false;
   const detail::Conv4 q = detail::conv4(p);
