@@ -173,12 +173,12 @@ func.func @pointwise(%x: tensor<1x8x7x7xf32>, %y: tensor<1x8x5x5xf32>) -> (tenso
 
 // 3x3 stride-1 convs with constant weights go to Winograd when the runtime's
 // cost model says so: F(4x4) for 16 channels on 16x16 (16 tiles: one block
-// of 16, scratch 36 x (16 + 16) x 16 floats), F(2x2) for 512 channels on 7x7
-// (F(4x4) would pad 4 tiles to a panel of 16; scratch 16 x 1024 x 16
-// floats). The same conv with stride 2 stays on im2col.
+// of 16, scratch 36 x ((16 + 16) x 16 + 2 x 16) floats, a cache line between
+// matrices), F(2x2) for 512 channels on 7x7 (F(4x4) would pad 4 tiles to a
+// panel of 16; scratch 16 x (1024 x 16 + 2 x 16) floats). The same conv with stride 2 stays on im2col.
 // CHECK-LABEL: func @winograd
-// CHECK: tract.conv {{.*}}tract.algorithm = "winograd_f4", tract.packed_weights, tract.scratch_bytes = 73728 : i64
-// CHECK: tract.conv {{.*}}tract.algorithm = "winograd_f2", tract.packed_weights, tract.scratch_bytes = 1048576 : i64
+// CHECK: tract.conv {{.*}}tract.algorithm = "winograd_f4", tract.packed_weights, tract.scratch_bytes = 78336 : i64
+// CHECK: tract.conv {{.*}}tract.algorithm = "winograd_f2", tract.packed_weights, tract.scratch_bytes = 1050624 : i64
 // CHECK: tract.conv {{.*}}tract.algorithm = "im2col_gemm", tract.packed_weights
 func.func @winograd(%x: tensor<1x16x16x16xf32>, %y: tensor<1x512x7x7xf32>) -> (tensor<1x16x16x16xf32>, tensor<1x512x7x7xf32>, tensor<1x16x8x8xf32>) {
   %w = tract.const dense<0.5> : tensor<16x16x3x3xf32>

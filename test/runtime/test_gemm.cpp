@@ -1033,6 +1033,8 @@ TEST(ConvWinograd, MatchesReferenceConv) {
       {2, 1, 4, 3, 1, {9, 10}, {3, 3}, {1, 1}, {1, 1}, {0, 0}},      // no padding
       {2, 1, 2, 17, 1, {6, 7}, {3, 3}, {1, 1}, {1, 1}, {2, 2}},      // padding 2, Cout past a panel
       {2, 1, 300, 40, 1, {30, 30}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},  // several blocks
+      {2, 1, 3, 4, 1, {4, 5}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},       // narrower than a patch
+      {2, 3, 5, 6, 1, {22, 19}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},     // panels across images
   };
   for (const ConvGeom &g : cases) {
     SCOPED_TRACE(::testing::Message() << "cin " << g.cin << " cout " << g.cout << " in "

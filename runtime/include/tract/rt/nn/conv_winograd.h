@@ -20,6 +20,7 @@
 #pragma once
 
 #include "tract/rt/linalg/gemm.h"
+#include "tract/rt/nn/lane_transpose.h"
 #include "tract/rt/nn/conv_ref.h"
 
 #include <cstring>
@@ -55,6 +56,7 @@ template <> struct Transforms<4> {
 
 // Tiles per vector of lanes (and per B panel).
 constexpr int64_t kLanes = gemm::NR;
+static_assert(kLanes == lanes::kLanes, "tiles move to lane layout 16 at a time");
 // Scratch per block aims at L2: V and M of one block, in floats.
 constexpr int64_t kBlockBudgetFloats = 160 * 1024;
 
@@ -82,9 +84,14 @@ template <int M> int64_t block_tiles(const ConvParams &p) {
   return gemm::min64(gemm::round_up(tiles<M>(p), kLanes), fit < kLanes ? kLanes : fit);
 }
 
+// One cache line between the a^2 matrices of V and of M: their sizes are
+// multiples of 4 KB for most channel counts, which would put the a^2 rows
+// one tile's transform reads or writes into a single L1 set.
+constexpr int64_t kMatrixPad = 16;
+
 template <int M> int64_t scratch_floats(const ConvParams &p) {
   constexpr int64_t A = Transforms<M>::A;
-  return A * A * (p.in_channels + p.out_channels) * block_tiles<M>(p);
+  return A * A * ((p.in_channels + p.out_channels) * block_tiles<M>(p) + 2 * kMatrixPad);
 }
 
 template <int M> int64_t transformed_weight_floats(const ConvParams &p) {
@@ -95,8 +102,10 @@ template <int M> int64_t transformed_weight_floats(const ConvParams &p) {
 // Estimated cost of F(m) in multiply-adds: the a^2 GEMMs at their padded
 // sizes, plus the transforms. Each (tile, transform element, channel) of
 // the input and output transforms costs about as much as 44 GEMM
-// multiply-adds (scalar gathers and scatters; fitted on Zen 4 with
-// bench/gemm-shaped convs, see bench/README.md).
+// multiply-adds (fitted on Zen 4 with bench/gemm-shaped convs, see
+// bench/README.md, when tiles moved to and from lane layout element by
+// element; with lanes::gather4 / scatter4 it is nearer 30 on Zen 5, so the
+// model now leans to im2col where the two are close).
 template <int M> double cost(const ConvParams &p) {
   constexpr int64_t A = Transforms<M>::A;
   const double t = static_cast<double>(tiles<M>(p));
@@ -224,8 +233,11 @@ void winograd_block(const float *x, const float *u, const float *bias, float *y,
   const int64_t ih_n = p.in_size[0], iw_n = p.in_size[1];
   const int64_t oh_n = p.out_size[0], ow_n = p.out_size[1];
   const int64_t ntp = gemm::round_up(nt, kLanes), panels_n = ntp / kLanes;
-  float *v = scratch;                   // A*A x [panels x Cin x lanes]
-  float *mm = scratch + A * A * cin * ntp; // A*A x [Cout x ntp]
+  // V: A*A x [panels x Cin x lanes], then M: A*A x [Cout x ntp], each
+  // matrix kMatrixPad floats after the one before.
+  const int64_t v_stride = cin * ntp + kMatrixPad, m_stride = cout * ntp + kMatrixPad;
+  float *v = scratch;
+  float *mm = scratch + A * A * v_stride;
   using Vec = Lanes;
 
   // Each phase splits over `tasks` (inline when 1): input channels, then
@@ -234,37 +246,46 @@ void winograd_block(const float *x, const float *u, const float *bias, float *y,
     run_tasks(par, tasks, [&](int64_t t) { phase(n * t / tasks, n * (t + 1) / tasks); });
   };
 
-  // Input transform, one panel of 16 tiles at a time.
+  // Input transform, one panel of 16 tiles at a time. Patches wholly inside
+  // the image move to lane layout four floats of a row at a time
+  // (lanes::gather4); the others, at the borders, element by element.
   split(cin, [&](int64_t ci0, int64_t ci1) {
+  const int64_t plane = ih_n * iw_n;
   for (int64_t pn = 0; pn < panels_n; ++pn) {
-    int64_t row0[kLanes], col0[kLanes], img[kLanes];
-    bool inside[kLanes];
+    int64_t row0[kLanes], col0[kLanes], img[kLanes], at[kLanes];
+    uint32_t inside = 0;
     for (int64_t l = 0; l < kLanes; ++l) {
       const int64_t t = t0 + pn * kLanes + l;
       const TileOrigin o = tile_origin<M>(p, t < t0 + nt ? t : t0);
       img[l] = o.image;
       row0[l] = o.row - p.pad_begin[0];
       col0[l] = o.col - p.pad_begin[1];
-      inside[l] = t < t0 + nt && row0[l] >= 0 && col0[l] >= 0 && row0[l] + A <= ih_n &&
-                  col0[l] + A <= iw_n;
+      const bool in = t < t0 + nt && row0[l] >= 0 && col0[l] >= 0 && row0[l] + A <= ih_n &&
+                      col0[l] + A <= iw_n;
+      inside |= static_cast<uint32_t>(in) << l;
+      at[l] = in ? (img[l] * cin * ih_n + row0[l]) * iw_n + col0[l] : 0;
     }
     for (int64_t ci = ci0; ci < ci1; ++ci) {
       alignas(64) float d[A][A][kLanes];
-      for (int64_t l = 0; l < kLanes; ++l) {
-        const float *plane = x + (img[l] * cin + ci) * ih_n * iw_n;
-        if (inside[l]) {
-          const float *src = plane + row0[l] * iw_n + col0[l];
-          for (int i = 0; i < A; ++i)
-            for (int j = 0; j < A; ++j)
-              d[i][j][l] = src[i * iw_n + j];
-          continue;
+      for (int i = 0; i < A; ++i) {
+        const float *row = x + ci * plane + i * iw_n;
+        lanes::gather4(row, at, inside, d[i][0]);
+        if constexpr (A > 4) { // columns 4 and 5: the gather from column 2 on, half kept
+          alignas(64) float rest[4][kLanes];
+          lanes::gather4(row + 2, at, inside, rest[0]);
+          std::memcpy(d[i][4], rest[2], sizeof rest[2] * (A - 4));
         }
+      }
+      for (int64_t l = 0; inside != 0xffffu && l < kLanes; ++l) {
+        if (inside >> l & 1u)
+          continue;
+        const float *src = x + (img[l] * cin + ci) * plane;
         const bool real = t0 + pn * kLanes + l < t0 + nt;
         for (int i = 0; i < A; ++i)
           for (int j = 0; j < A; ++j) {
             const int64_t r = row0[l] + i, c = col0[l] + j;
-            d[i][j][l] = real && r >= 0 && r < ih_n && c >= 0 && c < iw_n ? plane[r * iw_n + c]
-                                                                             : 0.0f;
+            d[i][j][l] = real && r >= 0 && r < ih_n && c >= 0 && c < iw_n ? src[r * iw_n + c]
+                                                                           : 0.0f;
           }
       }
       Vec dv[A][A], vv[A][A];
@@ -272,8 +293,8 @@ void winograd_block(const float *x, const float *u, const float *bias, float *y,
       transform2d(T::BT, dv, vv);
       float *dst = v + (pn * cin + ci) * kLanes;
       for (int i = 0; i < A; ++i)
-        for (int j = 0; j < A; ++j)
-          std::memcpy(dst + (i * A + j) * cin * ntp, &vv[i][j], sizeof(Vec));
+        for (int j = 0; j < A; ++j, dst += v_stride)
+          std::memcpy(dst, &vv[i][j], sizeof(Vec));
     }
   }
   });
@@ -282,31 +303,35 @@ void winograd_block(const float *x, const float *u, const float *bias, float *y,
   split(A * A, [&](int64_t xi0, int64_t xi1) {
     for (int64_t xi = xi0; xi < xi1; ++xi)
       gemm::gemm(cout, ntp, cin, gemm::PackedA{u + xi * gemm::packed_a_floats(cout, cin), cin},
-                 gemm::PackedB{v + xi * cin * ntp, cin}, mm + xi * cout * ntp, ntp, 0, nullptr,
+                 gemm::PackedB{v + xi * v_stride, cin}, mm + xi * m_stride, ntp, 0, nullptr,
                  gemm::NoEpilogue{}, nullptr);
   });
 
-  // Output transform, bias, and the scatter of each tile into y.
+  // Output transform, bias, and the scatter of each tile into y: whole
+  // tiles a row at a time (lanes::scatter4), those at the borders (and all
+  // of F(2x2)'s) element by element.
   split(cout, [&](int64_t co0, int64_t co1) {
+  const int64_t plane = oh_n * ow_n;
   for (int64_t pn = 0; pn < panels_n; ++pn) {
     // Where each lane's tile lands (once per panel, not per channel: the
     // divisions cost more than the scatter).
     const int64_t lanes = gemm::min64(kLanes, nt - pn * kLanes);
-    int64_t at[kLanes], image[kLanes];
-    int rows[kLanes], cols[kLanes];
+    int64_t at[kLanes] = {};
+    int rows[kLanes] = {}, cols[kLanes] = {};
+    uint32_t whole = 0;
     for (int64_t l = 0; l < lanes; ++l) {
       const TileOrigin o = tile_origin<M>(p, t0 + pn * kLanes + l);
-      image[l] = o.image;
-      at[l] = o.row * ow_n + o.col;
+      at[l] = o.image * cout * plane + o.row * ow_n + o.col;
       rows[l] = static_cast<int>(gemm::min64(M, oh_n - o.row));
       cols[l] = static_cast<int>(gemm::min64(M, ow_n - o.col));
+      whole |= static_cast<uint32_t>(M == 4 && rows[l] == M && cols[l] == M) << l;
     }
     for (int64_t co = co0; co < co1; ++co) {
       Vec mv[A][A], yv[M][M];
+      const float *src = mm + co * ntp + pn * kLanes;
       for (int i = 0; i < A; ++i)
-        for (int j = 0; j < A; ++j)
-          std::memcpy(&mv[i][j], mm + (i * A + j) * cout * ntp + co * ntp + pn * kLanes,
-                      sizeof(Vec));
+        for (int j = 0; j < A; ++j, src += m_stride)
+          std::memcpy(&mv[i][j], src, sizeof(Vec));
       transform2d(T::AT, mv, yv);
       alignas(64) float out[M][M][kLanes];
       const float b0 = bias ? bias[co] : 0.0f;
@@ -315,8 +340,15 @@ void winograd_block(const float *x, const float *u, const float *bias, float *y,
           const Vec s = yv[i][j] + b0;
           std::memcpy(out[i][j], &s, sizeof s);
         }
+      float *y_co = y + co * plane;
+      if constexpr (M == 4)
+        if (whole)
+          for (int i = 0; i < M; ++i)
+            lanes::scatter4(out[i][0], y_co + i * ow_n, at, whole);
       for (int64_t l = 0; l < lanes; ++l) {
-        float *tile = y + (image[l] * cout + co) * oh_n * ow_n + at[l];
+        if (whole >> l & 1u)
+          continue;
+        float *tile = y_co + at[l];
         for (int i = 0; i < rows[l]; ++i)
           for (int j = 0; j < cols[l]; ++j)
             tile[i * ow_n + j] = out[i][j][l];

@@ -8,6 +8,8 @@
 // freely (a depthwise multiplier, a partial last block): a null row reads as
 // zeros (gather) or is not written (scatter). AVX-512 transposes 16 x 16
 // blocks in registers; SSE and NEON 4 x 4 blocks; anything else scalar loops.
+// gather4 / scatter4 move four floats per row (a Winograd tile's row, one
+// tile per lane) at offsets from one base, lanes chosen by a bit mask.
 #pragma once
 
 #include <cstdint>
@@ -106,6 +108,67 @@ inline void scatter(const float *src, int64_t n, float *const *rows, int64_t at)
   }
 }
 
+// The 4 x 4 transposes within each 128-bit quarter of four registers:
+// quarter q of r[k], element j  <->  quarter q of r[j], element k.
+inline void transpose_quarters(__m512 r[4]) {
+  const __m512 t0 = _mm512_unpacklo_ps(r[0], r[1]), t1 = _mm512_unpackhi_ps(r[0], r[1]);
+  const __m512 t2 = _mm512_unpacklo_ps(r[2], r[3]), t3 = _mm512_unpackhi_ps(r[2], r[3]);
+  r[0] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t0), _mm512_castps_pd(t2)));
+  r[1] = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t0), _mm512_castps_pd(t2)));
+  r[2] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t1), _mm512_castps_pd(t3)));
+  r[3] = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t1), _mm512_castps_pd(t3)));
+}
+
+#if defined(__AVX512VL__)
+#define TRACT_RT_LANES_AVX512_QUARTERS 1
+
+// Four floats at p where `on`, else zeros / nothing written.
+inline __m128 load4_if(bool on, const float *p) {
+  return _mm_maskz_loadu_ps(static_cast<__mmask8>(-static_cast<int>(on) & 0xf), p);
+}
+inline void store4_if(bool on, float *p, __m128 v) {
+  _mm_mask_storeu_ps(p, static_cast<__mmask8>(-static_cast<int>(on) & 0xf), v);
+}
+
+// Lane c of `live` set: dst[j * 16 + c] = base[at[c] + j] for j < 4, else
+// zeros (at[c] must still keep base + at[c] inside the buffer: 0 will do).
+// Row c goes to quarter c / 4 of register c % 4, then one quarter
+// transpose: 8 shuffles where the 16 x 16 transpose takes 48.
+inline void gather4(const float *base, const int64_t *at, uint32_t live, float *dst) {
+  __m512 r[4];
+#pragma GCC unroll 4
+  for (int k = 0; k < 4; ++k) {
+    const auto row = [&](int c) { return load4_if(live >> c & 1u, base + at[c]); };
+    r[k] = _mm512_castps128_ps512(row(k));
+    r[k] = _mm512_insertf32x4(r[k], row(4 + k), 1);
+    r[k] = _mm512_insertf32x4(r[k], row(8 + k), 2);
+    r[k] = _mm512_insertf32x4(r[k], row(12 + k), 3);
+  }
+  transpose_quarters(r);
+#pragma GCC unroll 4
+  for (int j = 0; j < 4; ++j)
+    _mm512_storeu_ps(dst + j * 16, r[j]);
+}
+
+// Lane c of `live` set: base[at[c] + j] = src[j * 16 + c] for j < 4.
+inline void scatter4(const float *src, float *base, const int64_t *at, uint32_t live) {
+  __m512 r[4];
+#pragma GCC unroll 4
+  for (int j = 0; j < 4; ++j)
+    r[j] = _mm512_loadu_ps(src + j * 16);
+  transpose_quarters(r);
+  const auto put = [&](int c, __m128 v) { store4_if(live >> c & 1u, base + at[c], v); };
+#pragma GCC unroll 4
+  for (int k = 0; k < 4; ++k) {
+    put(k, _mm512_castps512_ps128(r[k]));
+    put(4 + k, _mm512_extractf32x4_ps(r[k], 1));
+    put(8 + k, _mm512_extractf32x4_ps(r[k], 2));
+    put(12 + k, _mm512_extractf32x4_ps(r[k], 3));
+  }
+}
+
+#endif // __AVX512VL__
+
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
 #endif
@@ -183,6 +246,23 @@ inline void scatter(const float *src, int64_t n, float *const *rows, int64_t at)
 #undef TRACT_RT_LANES_QUAD
 
 #endif
+
+#if !defined(TRACT_RT_LANES_AVX512_QUARTERS)
+// Four floats per row (AVX-512VL has its own, cheaper, versions above).
+inline void gather4(const float *base, const int64_t *at, uint32_t live, float *dst) {
+  const float *rows[16];
+  for (int c = 0; c < 16; ++c)
+    rows[c] = live >> c & 1u ? base + at[c] : nullptr;
+  gather(rows, 0, 4, dst);
+}
+inline void scatter4(const float *src, float *base, const int64_t *at, uint32_t live) {
+  float *rows[16];
+  for (int c = 0; c < 16; ++c)
+    rows[c] = live >> c & 1u ? base + at[c] : nullptr;
+  scatter(src, 4, rows, 0);
+}
+#endif
+#undef TRACT_RT_LANES_AVX512_QUARTERS
 
 } // namespace lanes
 } // namespace rt
