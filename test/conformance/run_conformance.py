@@ -539,6 +539,9 @@ def main():
     ap.add_argument("--keep-temp", action="store_true", help="keep each test's temp dir")
     ap.add_argument("--every", type=int, default=1,
                     help="run every Nth selected test only (a deterministic sample)")
+    ap.add_argument("--offset", type=int, default=0,
+                    help="with --every N: start the sample at this test (taken modulo N), so "
+                    "runs with offsets 0 .. N-1 cover every test")
     ap.add_argument("--cxx", default="g++")
     ap.add_argument("--inline-io", action="store_true",
                     help="compile the --main driver's .npy / thread-pool code into every test "
@@ -600,7 +603,7 @@ def main():
 
     if args.every > 1 and args.update_expected:
         ap.error("--update-expected needs every selected test (no --every)")
-    tests = discover(suites, regex)[::args.every]
+    tests = discover(suites, regex)[args.offset % args.every::args.every]
     selected = {tid for tid, _ in tests}
     if not tests:
         print("no tests selected")
