@@ -131,7 +131,7 @@ inline void store4_if(bool on, float *p, __m128 v) {
 }
 
 // Lane c of `live` set: dst[j * 16 + c] = base[at[c] + j] for j < 4, else
-// zeros (at[c] must still keep base + at[c] inside the buffer: 0 will do).
+// zeros (a dead lane's address is formed but never read: any at[c] will do).
 // Row c goes to quarter c / 4 of register c % 4, then one quarter
 // transpose: 8 shuffles where the 16 x 16 transpose takes 48.
 inline void gather4(const float *base, const int64_t *at, uint32_t live, float *dst) {
