@@ -212,7 +212,14 @@ def main():
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--compile-only", action="store_true")
     ap.add_argument("--third-party-only", action="store_true")
+    ap.add_argument("--every", type=int, default=1,
+                    help="check every Nth selected model only (a deterministic sample)")
+    ap.add_argument("--offset", type=int, default=0,
+                    help="with --every N: start the sample at this model (taken modulo N), so "
+                    "runs with offsets 0 .. N-1 cover every model")
     args = ap.parse_args()
+    if args.every < 1:
+        ap.error("--every takes a positive count")
     args.workdir = os.path.abspath(args.workdir)
     # A tractc built with ASan: LLVM's uninstrumented libraries make its container and
     # poisoning checks report falsely (tools/fuzz.sh says why).
@@ -229,6 +236,7 @@ def main():
         models = [zoo_models.BY_NAME[n] for n in wanted]
     if args.third_party_only:
         models = [m for m in models if m.third_party]
+    models = models[args.offset % args.every::args.every]
 
     to_export = [m.name for m in models if m.source[0] == "torch" and not os.path.isfile(
         os.path.join(args.workdir, "models", m.name, "model.onnx"))]
