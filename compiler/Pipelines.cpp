@@ -26,9 +26,11 @@ void buildFusePipeline(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createTractFusePass());
 }
 
-void buildCodegenPipeline(OpPassManager &pm, const std::string &failOnNode) {
+void buildCodegenPipeline(OpPassManager &pm, const std::string &cpu,
+                          const std::string &failOnNode) {
   pm.addNestedPass<func::FuncOp>(createTractWidenF16Pass());
   TractChooseKernelsPassOptions choose;
+  choose.cpu = cpu;
   choose.failOnNode = failOnNode;
   pm.addNestedPass<func::FuncOp>(createTractChooseKernelsPass(choose));
   pm.addNestedPass<func::FuncOp>(createTractSchedulePass());

@@ -17,8 +17,10 @@ void buildOptimizePipeline(OpPassManager &pm);
 /// Kernel formation: conv/matmul epilogues and elementwise chains.
 void buildFusePipeline(OpPassManager &pm);
 /// Target lowering and memory planning; its output is what emitters print.
+/// cpu: the CPU kind whose costs choose kernels (compiler/Support/CpuModels.h).
 /// failOnNode: testing only (tract-choose-kernels' fail-on-node).
-void buildCodegenPipeline(OpPassManager &pm, const std::string &failOnNode = "");
+void buildCodegenPipeline(OpPassManager &pm, const std::string &cpu = "generic",
+                          const std::string &failOnNode = "");
 /// The same for --target=spirv: no CPU kernel choices (the GLSL kernels
 /// read plain layouts), then the schedule and the memory plan.
 void buildGpuCodegenPipeline(OpPassManager &pm);

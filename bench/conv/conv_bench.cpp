@@ -1,6 +1,8 @@
 // The conv kernels on the layer shapes of the benchmark models, one thread:
 //   - 3x3 stride-1: im2col GEMM vs Winograd F(2x2,3x3) vs F(4x4,3x3), with
-//     the tile size tract-choose-kernels would pick (winograd::choose_tile);
+//     the tile size tract-choose-kernels would pick (winograd::choose_tile)
+//     and the cost model's constants that would choose best on this CPU
+//     (--fit-only: stop there);
 //   - first convs of ResNet-18, MobileNetV2 and the KWS CNN, ResNet-18's
 //     stride-2 convs and 3-d convs (im2col GEMM);
 //   - depthwise 3x3 at strides 1 and 2.
@@ -17,6 +19,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <functional>
+#include <string>
 #include <vector>
 
 using namespace tract::rt;
@@ -31,9 +35,11 @@ void print_of_peak(double gflops) {
     std::printf(" (%.0f%% of peak)", 100 * gflops / g_peak);
 }
 
-template <class F> double median_seconds(F f) {
+// Before each timed call, `prepare` (not timed): see cold_weights().
+template <class F, class P> double median_seconds(F f, P prepare) {
   std::vector<double> t;
   for (int r = 0; r < 21; ++r) {
+    prepare();
     const auto t0 = std::chrono::steady_clock::now();
     f();
     t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
@@ -41,6 +47,27 @@ template <class F> double median_seconds(F f) {
   std::sort(t.begin(), t.end());
   return t[t.size() / 2];
 }
+template <class F> double median_seconds(F f) {
+  return median_seconds(f, [] {});
+}
+
+// In a model each conv's weights come from L3 or DRAM (the other layers'
+// weights passed through the caches since it last ran) while its input was
+// just written by the layer before: the 3x3 convs are timed that way, so
+// that Winograd's transformed weights (16/9 and 36/9 times the plain ones)
+// cost what they cost in a network. Writes 64 MB, then reads the input.
+struct ColdWeights {
+  std::vector<char> evict = std::vector<char>(size_t(64) << 20);
+  const std::vector<float> *input = nullptr;
+  float sink = 0;
+  void operator()() {
+    for (size_t i = 0; i < evict.size(); i += 64)
+      evict[i] = char(evict[i] + 1);
+    for (size_t i = 0; i < input->size(); i += 16)
+      sink += (*input)[i];
+  }
+};
+ColdWeights g_cold;
 
 ConvParams square(int64_t cin, int64_t cout, int64_t groups, int64_t h, int64_t stride) {
   const int64_t oh = (h + 2 - 3) / stride + 1;
@@ -53,29 +80,86 @@ template <int M> double winograd_seconds(const ConvParams &p, const std::vector<
   std::vector<float> u(size_t(winograd::transformed_weight_floats<M>(p)));
   std::vector<float> scratch(size_t(winograd::scratch_floats<M>(p)));
   winograd::transform_weights<M>(w.data(), p, u.data());
-  return median_seconds([&] {
-    winograd::conv_winograd<M>(x.data(), u.data(), nullptr, y.data(), p, gemm::NoEpilogue{},
-                               scratch.data());
-  });
+  g_cold.input = &x;
+  return median_seconds(
+      [&] {
+        winograd::conv_winograd<M>(x.data(), u.data(), nullptr, y.data(), p,
+                                   gemm::NoEpilogue{}, scratch.data());
+      },
+      std::ref(g_cold));
 }
 
-void dense_3x3(int64_t c, int64_t h) {
-  const ConvParams p = square(c, c, 1, h, 1);
-  std::vector<float> x(size_t(c * h * h), 0.5f), w(size_t(c * c * 9), 0.01f), y(size_t(c * h * h));
-  std::vector<float> packed(size_t(gemm::packed_conv_weight_floats(c, 1, c * 9)));
-  gemm::pack_conv_weights(w.data(), c, 1, c * 9, packed.data());
+// One 3x3 stride-1 conv timed on each algorithm, for the table and for
+// fit_conv_costs().
+struct Dense3x3 {
+  ConvParams p;
+  double im2col, f2, f4; // seconds
+  double chosen(const winograd::ConvCosts &c) const {
+    const int tile = winograd::choose_tile(p, c);
+    return tile == 4 ? f4 : tile == 2 ? f2 : im2col;
+  }
+  double best() const { return std::min(im2col, std::min(f2, f4)); }
+};
+
+Dense3x3 dense_3x3(int64_t cin, int64_t cout, int64_t h) {
+  const ConvParams p = square(cin, cout, 1, h, 1);
+  std::vector<float> x(size_t(cin * h * h), 0.5f), w(size_t(cout * cin * 9), 0.01f);
+  std::vector<float> y(size_t(cout * h * h));
+  std::vector<float> packed(size_t(gemm::packed_conv_weight_floats(cout, 1, cin * 9)));
+  gemm::pack_conv_weights(w.data(), cout, 1, cin * 9, packed.data());
   std::vector<float> scratch(size_t(gemm::conv_scratch_floats(p, true)));
-  const double im2col = median_seconds([&] {
-    gemm::conv_gemm(x.data(), packed.data(), true, nullptr, y.data(), p, gemm::NoEpilogue{},
-                    scratch.data());
-  });
+  g_cold.input = &x;
+  const double im2col = median_seconds(
+      [&] {
+        gemm::conv_gemm(x.data(), packed.data(), true, nullptr, y.data(), p,
+                        gemm::NoEpilogue{}, scratch.data());
+      },
+      std::ref(g_cold));
   const double f2 = winograd_seconds<2>(p, x, w, y), f4 = winograd_seconds<4>(p, x, w, y);
-  const double flop = 2.0 * c * c * 9 * h * h;
-  std::printf("| 3x3 %ld ch %ldx%ld | %.0f us (%.0f GFLOP/s", long(c), long(h), long(h),
-              im2col * 1e6, flop / im2col * 1e-9);
+  const double flop = 2.0 * cin * cout * 9 * h * h;
+  std::printf("| 3x3 %ld -> %ld ch %ldx%ld | %.0f us (%.0f GFLOP/s", long(cin), long(cout), long(h),
+              long(h), im2col * 1e6, flop / im2col * 1e-9);
   print_of_peak(flop / im2col * 1e-9);
   std::printf(") | %.0f us (x%.2f) | %.0f us (x%.2f) | F(%d) |\n", f2 * 1e6, im2col / f2,
               f4 * 1e6, im2col / f4, winograd::choose_tile(p));
+  return {p, im2col, f2, f4};
+}
+
+// The cost model's constants (winograd::ConvCosts) that would have chosen
+// best on this CPU: a grid of both, scored by how much slower than the
+// fastest algorithm the chosen one is, averaged over the shapes (each shape
+// counts the same: a network's small convs add up). What tractc --cpu
+// knows of a CPU kind comes from this (compiler/Support/CpuModels.cpp).
+void fit_conv_costs(const std::vector<Dense3x3> &runs) {
+  auto loss = [&](const winograd::ConvCosts &c) {
+    double total = 0;
+    for (const Dense3x3 &r : runs)
+      total += r.chosen(c) / r.best() - 1;
+    return total / double(runs.size());
+  };
+  winograd::ConvCosts fit{};
+  double fit_loss = loss(fit);
+  for (double t = 4; t <= 80; t += 2)
+    for (double g = 0; g <= 40; g += 2)
+      if (loss({t, g}) < fit_loss - 1e-9) {
+        fit = {t, g};
+        fit_loss = loss(fit);
+      }
+  std::printf("\nCost model fit (the 3x3 convs above; mean time lost against the fastest):\n"
+              "  defaults %.0f / %.0f: %.1f%%; best %.0f / %.0f: %.1f%%\n  within 1%% of the best:",
+              winograd::ConvCosts{}.winograd_transform, winograd::ConvCosts{}.im2col_gather,
+              100 * loss({}), fit.winograd_transform, fit.im2col_gather, 100 * fit_loss);
+  for (double t = 4; t <= 80; t += 2) {
+    double lo = -1, hi = -1;
+    for (double g = 0; g <= 40; g += 2)
+      if (loss({t, g}) <= fit_loss + 0.01) {
+        lo = lo < 0 ? g : lo;
+        hi = g;
+      }
+    if (lo >= 0)
+      std::printf(" %.0f/%.0f-%.0f", t, lo, hi);
+  }
+  std::printf("  (winograd_transform/im2col_gather range)\n");
 }
 
 // A conv on the im2col GEMM with packed weights, like the compiler's: a
@@ -119,7 +203,7 @@ void depthwise(int64_t c, int64_t h, int64_t stride) {
 
 } // namespace
 
-int main() {
+int main(int argc, char **argv) {
   bench::print_cpu();
   const bench::FmaPeak peak = bench::measure_fma_peak();
   bench::print_fma_peak(peak);
@@ -127,9 +211,27 @@ int main() {
   std::printf("\n");
   std::printf("| 3x3 stride-1 conv | im2col GEMM | Winograd F(2x2) | Winograd F(4x4) | chosen |\n");
   std::printf("|---|---|---|---|---|\n");
-  const int64_t dense[][2] = {{64, 56}, {128, 28}, {256, 14}, {512, 7}, {16, 49}};
+  // ResNet, VGG, SqueezeNet (16 -> 64 at 55, ...), U-Net and KWS layers:
+  // both sides of where Winograd starts to pay.
+  const int64_t dense[][3] = {{64, 64, 56},  {128, 128, 28}, {256, 256, 14}, {512, 512, 7},
+                              {16, 16, 49},  {16, 64, 55},   {32, 128, 27},  {48, 192, 13},
+                              {64, 256, 13}, {3, 64, 224},   {8, 8, 64},     {24, 24, 56},
+                              {32, 32, 112}, {32, 64, 64},   {128, 64, 32},  {96, 96, 14},
+                              {160, 160, 7}, {384, 384, 7},  {64, 64, 16},   {256, 128, 28},
+                              // few channels or small maps, where the choice is close
+                              {4, 8, 16},    {8, 16, 28},    {8, 32, 16},    {12, 16, 8},
+                              {12, 64, 28},  {16, 16, 8},    {16, 32, 28},   {24, 32, 8},
+                              {32, 32, 8},   {32, 64, 8},    {48, 16, 8},    {64, 16, 8},
+                              {12, 8, 16},   {24, 8, 8},     {16, 8, 28},    {8, 8, 28},
+                              // odd maps (Inception's 9x9 at 128 x 128, 17x17, 35x35)
+                              {64, 96, 9},   {96, 96, 9},    {128, 128, 9},  {32, 32, 17},
+                              {64, 96, 35},  {96, 96, 17},   {48, 64, 13},   {192, 192, 9}};
+  std::vector<Dense3x3> runs;
   for (const auto &d : dense)
-    dense_3x3(d[0], d[1]);
+    runs.push_back(dense_3x3(d[0], d[1], d[2]));
+  fit_conv_costs(runs);
+  if (argc > 1 && std::string(argv[1]) == "--fit-only")
+    return 0;
   std::printf("\n| stem conv (im2col GEMM) | time | GFLOP/s |\n|---|---|---|\n");
   im2col_conv("ResNet-18 7x7 s2, 3 -> 64 ch, 224x224",
               {2, 1, 3, 64, 1, {224, 224, 0, 0}, {112, 112, 0, 0}, {7, 7, 0, 0}, {2, 2, 0, 0},

@@ -38,6 +38,7 @@
 
 #include "compiler/Codegen/KernelChoice.h"
 #include "compiler/Codegen/Passes.h"
+#include "compiler/Support/CpuModels.h"
 #include "compiler/Support/ElementsData.h"
 
 #include "tract/rt/linalg/matmul_gemm.h"
@@ -92,7 +93,7 @@ bool convUsesGemm(ConvOp conv) {
 
 // How operand 1 of `top` would be packed, as a comparable key; empty when
 // it is not a packable weight slot.
-std::string packKey(Operation *top) {
+std::string packKey(Operation *top, const ::tract::rt::winograd::ConvCosts &costs) {
   Operation *anchor = gemmAnchor(top);
   if (!anchor || top->getNumOperands() < 2)
     return "";
@@ -105,7 +106,7 @@ std::string packKey(Operation *top) {
     ::tract::rt::ConvParams p = convParamsOf(conv);
     return fmt::format("conv {} {} {} winograd {} fc {} taps {} row taps {}", w.getDimSize(0),
                        conv.getGroup(), w.getNumElements() / w.getDimSize(0),
-                       ::tract::rt::winograd::choose_tile(p),
+                       ::tract::rt::winograd::choose_tile(p, costs),
                        ::tract::rt::conv_is_fully_connected(p),
                        ::tract::rt::conv_by_taps_pays(p), ::tract::rt::conv_row_taps_pays(p));
   }
@@ -117,13 +118,13 @@ std::string packKey(Operation *top) {
 }
 
 // Operand 1 of `top` is a constant that every user packs the same way.
-bool weightsPackable(Operation *top) {
+bool weightsPackable(Operation *top, const ::tract::rt::winograd::ConvCosts &costs) {
   auto c = top->getOperand(1).getDefiningOp<ConstOp>();
-  std::string key = packKey(top);
+  std::string key = packKey(top, costs);
   if (!c || key.empty())
     return false;
   for (OpOperand &use : c->getUses())
-    if (use.getOperandNumber() != 1 || packKey(use.getOwner()) != key)
+    if (use.getOperandNumber() != 1 || packKey(use.getOwner(), costs) != key)
       return false;
   return true;
 }
@@ -160,6 +161,14 @@ struct ChooseKernels : impl::TractChooseKernelsPassBase<ChooseKernels> {
   using TractChooseKernelsPassBase::TractChooseKernelsPassBase;
 
   void runOnOperation() override {
+    std::string hostName;
+    const CpuModel *model = cpu == "native" ? &hostCpuModel(hostName) : lookupCpuModel(cpu);
+    if (!model) {
+      getOperation().emitError() << "unknown CPU kind '" << cpu << "' (expected "
+                                 << cpuModelNames() << ")";
+      return signalPassFailure();
+    }
+    const ::tract::rt::winograd::ConvCosts &costs = model->convCosts;
     Builder b(&getContext());
     for (Operation &top : getOperation().getBody().front()) {
       if (auto roi = dyn_cast<RoiAlignOp>(&top)) {
@@ -190,9 +199,9 @@ struct ChooseKernels : impl::TractChooseKernelsPassBase<ChooseKernels> {
           algorithm = "depthwise";
           scratchFloats = ::tract::rt::depthwise_scratch_floats(p);
         } else {
-          packed = weightsPackable(&top);
+          packed = weightsPackable(&top, costs);
           ::tract::rt::ConvParams p = convParamsOf(conv);
-          int tile = packed ? ::tract::rt::winograd::choose_tile(p) : 0;
+          int tile = packed ? ::tract::rt::winograd::choose_tile(p, costs) : 0;
           if (tile == 4) {
             algorithm = "winograd_f4";
             scratchFloats = ::tract::rt::winograd::scratch_floats<4>(p);
@@ -216,7 +225,7 @@ struct ChooseKernels : impl::TractChooseKernelsPassBase<ChooseKernels> {
         }
       } else {
         auto mm = cast<MatMulOp>(anchor);
-        packed = weightsPackable(&top);
+        packed = weightsPackable(&top, costs);
         MatMulGeometry g = matMulGeometry(mm, packed);
         algorithm = "gemm";
         scratchFloats = gm::matmul_scratch_floats(g.m, g.n, g.k, packed);

@@ -45,7 +45,8 @@ def TractChooseKernelsPass : Pass<"tract-choose-kernels", "func::FuncOp"> {
     ("gemm", "gemm_pointwise", "im2col_gemm" or "direct"), the arena scratch
     it needs (`tract.scratch_bytes`) and, when its constant weights are packed
     at compile time into the GEMM's panels, `tract.packed_weights`. Sizes come
-    from the runtime's own headers. See compiler/Codegen/KernelChoice.h.
+    from the runtime's own headers; Winograd against im2col is priced with
+    the costs of the `cpu` option's CPU kind. See compiler/Codegen/KernelChoice.h.
     An op marked `tract.keep_plain` keeps its reference kernel.
 
     ```mlir
@@ -59,6 +60,9 @@ def TractChooseKernelsPass : Pass<"tract-choose-kernels", "func::FuncOp"> {
   }];
   let dependentDialects = ["::mlir::tract::TractDialect"];
   let options = [
+    Option<"cpu", "cpu", "std::string", /*default=*/"\"generic\"",
+           "the CPU kind whose costs choose between conv algorithms "
+           "(compiler/Support/CpuModels.h; tractc --cpu)">,
     Option<"failOnNode", "fail-on-node", "std::string", /*default=*/"\"\"",
            "testing: fail on the op of this ONNX node (tractc --inject-failure), to "
            "check that the model still compiles with that op in its plain form">,

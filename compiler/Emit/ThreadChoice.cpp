@@ -13,8 +13,8 @@ int64_t mlir::tract::modelFootprintBytes(const PlannedModel &pm) {
   return bytes;
 }
 
-bool mlir::tract::runsOnOneThread(const PlannedModel &pm) {
-  if (modelFootprintBytes(pm) > kOneCoreBytes)
+bool mlir::tract::runsOnOneThread(const PlannedModel &pm, int64_t oneCoreBytes) {
+  if (modelFootprintBytes(pm) > oneCoreBytes)
     return false;
   for (const Kernel &k : pm.kernels)
     if (k.call.flops > kShortKernelFlops)

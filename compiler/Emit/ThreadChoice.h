@@ -22,19 +22,15 @@ namespace mlir::tract {
 
 struct PlannedModel;
 
-/// A model at most this large (weights, arena, inputs and outputs) fits in one
-/// core's L2 cache on the CPUs tractc targets (1 MiB on Zen 4 and Zen 5,
-/// 1-2 MiB on Intel server cores, 0.5-1 MiB on recent Arm cores).
-inline constexpr int64_t kOneCoreBytes = int64_t(1) << 20;
-
 /// A kernel of at most this many arithmetic operations lasts about 10 us on
 /// one core (2M multiply-adds at ~200 GFLOP/s), a few hand-offs' worth.
 inline constexpr int64_t kShortKernelFlops = 4'000'000;
 
 /// Whether `pm` runs every kernel on the calling thread whatever thread
-/// count the application passes: it fits kOneCoreBytes and every kernel is
-/// short (kShortKernelFlops).
-bool runsOnOneThread(const PlannedModel &pm);
+/// count the application passes: it fits `oneCoreBytes` (the L2 of one
+/// core of the CPU model, compiler/Support/CpuModels.h: 1 MiB on Zen 4 and
+/// Zen 5) and every kernel is short (kShortKernelFlops).
+bool runsOnOneThread(const PlannedModel &pm, int64_t oneCoreBytes);
 
 /// Total bytes the model touches in a run: weights, arena, inputs, outputs.
 int64_t modelFootprintBytes(const PlannedModel &pm);

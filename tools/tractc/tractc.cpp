@@ -13,6 +13,7 @@
 #include "compiler/Import/Importer.h"
 #include "compiler/Import/OnnxModel.h"
 #include "compiler/Pipelines.h"
+#include "compiler/Support/CpuModels.h"
 #include "tools/tractc/Fallback.h"
 
 #include "mlir/IR/AsmState.h"
@@ -45,6 +46,12 @@ cl::opt<std::string> target("target",
                             cl::desc("Target: generic, x86-64-avx2, x86-64-avx512, aarch64, "
                                      "armv7-neon or spirv (default generic)"),
                             cl::init("generic"), cl::cat(category));
+cl::opt<std::string> cpu("cpu",
+                         cl::desc("CPU kind whose costs choose the conv algorithms and the "
+                                  "threading: generic, znver4, znver5, icelake-server, or "
+                                  "native (the build machine's; default generic). The "
+                                  "instruction set stays your compiler flags' choice"),
+                         cl::init("generic"), cl::cat(category));
 cl::list<std::string> inputShapes("input-shape",
                                   cl::desc("Pin an input's shape: NAME=D0,D1,... (repeatable; "
                                            "NAME= for a scalar)"),
@@ -252,6 +259,16 @@ int main(int argc, char **argv) {
     return fail("--target expects generic, x86-64-avx2, x86-64-avx512, aarch64, armv7-neon or "
                 "spirv, got '" + target + "'");
   bool gpu = target == "spirv";
+  std::string hostCpu;
+  const mlir::tract::CpuModel *cpuModel = cpu == "native"
+                                              ? &mlir::tract::hostCpuModel(hostCpu)
+                                              : mlir::tract::lookupCpuModel(cpu);
+  if (!cpuModel)
+    return fail("--cpu expects " + mlir::tract::cpuModelNames() + ", got '" + cpu + "'");
+  if (gpu && cpu != "generic")
+    return fail("--cpu=" + cpu + " is for the CPU targets, not --target=spirv");
+  if (cpuModel->x86 && (target == "aarch64" || target == "armv7-neon"))
+    return fail("--cpu=" + cpu + " is an x86-64 CPU, not one for --target=" + target);
   if ((emitStage == "glsl" || emitStage == "spirv-asm") && !gpu)
     return fail("--emit=" + emitStage + " needs --target=spirv");
   if (fp16Gemm && !gpu)
@@ -296,6 +313,9 @@ int main(int argc, char **argv) {
   emitOptions.commandLine = commandLine;
   emitOptions.modelName = modelName;
   emitOptions.target = target;
+  emitOptions.cpu = cpuModel->name.str();
+  emitOptions.hostCpu = hostCpu;
+  emitOptions.oneCoreBytes = cpuModel->l2Bytes;
   emitOptions.withMain = withMain;
   emitOptions.fp16Gemm = fp16Gemm;
   emitOptions.alwaysSplit = alwaysSplit;
@@ -315,7 +335,7 @@ int main(int argc, char **argv) {
       if (gpu)
         mlir::tract::buildGpuCodegenPipeline(pm);
       else
-        mlir::tract::buildCodegenPipeline(pm, injectFailure);
+        mlir::tract::buildCodegenPipeline(pm, cpuModel->name.str(), injectFailure);
     }
     if (failed(pm.run(m)))
       return failure();

@@ -99,36 +99,44 @@ template <int M> int64_t transformed_weight_floats(const ConvParams &p) {
   return A * A * gemm::packed_a_floats(p.out_channels, p.in_channels);
 }
 
+// What the cost model charges for the moves around the GEMMs, in GEMM
+// multiply-adds: each (tile, transform element, channel) of Winograd's input
+// and output transforms, and each element im2col gathers. They depend on
+// the CPU kind (a core with two 512-bit FMA pipes makes the multiply-adds
+// cheaper against the moves): tractc's --cpu picks them (the compiler's
+// compiler/Support/CpuModels.cpp, with where each figure was measured).
+// The defaults are Zen 4's: 44 fitted with bench/run-conv.sh when tiles
+// moved to and from lane layout element by element (see bench/README.md).
+struct ConvCosts {
+  double winograd_transform = 44.0;
+  double im2col_gather = 20.0;
+};
+
 // Estimated cost of F(m) in multiply-adds: the a^2 GEMMs at their padded
-// sizes, plus the transforms. Each (tile, transform element, channel) of
-// the input and output transforms costs about as much as 44 GEMM
-// multiply-adds (fitted on Zen 4 with bench/gemm-shaped convs, see
-// bench/README.md, when tiles moved to and from lane layout element by
-// element; with lanes::gather4 / scatter4 it is nearer 30 on Zen 5, so the
-// model now leans to im2col where the two are close).
-template <int M> double cost(const ConvParams &p) {
+// sizes, plus the transforms.
+template <int M> double cost(const ConvParams &p, const ConvCosts &c = ConvCosts{}) {
   constexpr int64_t A = Transforms<M>::A;
   const double t = static_cast<double>(tiles<M>(p));
   return static_cast<double>(A * A * gemm::round_up(p.out_channels, gemm::MR) *
                              gemm::round_up(tiles<M>(p), kLanes) * p.in_channels) +
-         44.0 * t * A * A * static_cast<double>(p.in_channels + p.out_channels);
+         c.winograd_transform * t * A * A * static_cast<double>(p.in_channels + p.out_channels);
 }
 
-// The im2col GEMM for the same conv: the padded GEMM, plus ~20 per gathered
-// element (9 Cin x output pixels), which dominates when Cin is small.
-inline double im2col_cost(const ConvParams &p) {
+// The im2col GEMM for the same conv: the padded GEMM, plus the gather of
+// 9 Cin x output pixels elements, which dominates when Cin is small.
+inline double im2col_cost(const ConvParams &p, const ConvCosts &c = ConvCosts{}) {
   const int64_t pixels = p.batch * p.out_size[0] * p.out_size[1];
   return static_cast<double>(gemm::round_up(p.out_channels, gemm::MR) *
                              gemm::round_up(pixels, gemm::NR) * 9 * p.in_channels) +
-         20.0 * 9 * static_cast<double>(p.in_channels * pixels);
+         c.im2col_gather * 9 * static_cast<double>(p.in_channels * pixels);
 }
 
 // The tile size to use for this conv, or 0 for none (im2col is cheaper or
 // the conv does not fit).
-inline int choose_tile(const ConvParams &p) {
+inline int choose_tile(const ConvParams &p, const ConvCosts &c = ConvCosts{}) {
   if (!conv_fits(p))
     return 0;
-  const double c2 = cost<2>(p), c4 = cost<4>(p), direct = im2col_cost(p);
+  const double c2 = cost<2>(p, c), c4 = cost<4>(p, c), direct = im2col_cost(p, c);
   if (c4 <= c2 && c4 < direct)
     return 4;
   return c2 < direct ? 2 : 0;

@@ -1,0 +1,60 @@
+//===- CpuModels.cpp - what tractc --cpu knows of each CPU kind -----------===//
+#include "compiler/Support/CpuModels.h"
+
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/TargetParser/Host.h"
+
+using namespace mlir::tract;
+
+namespace {
+
+constexpr int64_t kMiB = int64_t(1) << 20;
+
+// The conv costs are fitted with `bench/run-conv.sh --fit-only` (3x3 convs
+// timed as im2col GEMM and as Winograd F(2x2) and F(4x4), weights cold, one
+// thread); the figures and the CPU they were measured on are in
+// bench/README.md.
+const CpuModel kModels[] = {
+    // Zen 4's figures: the CPU the cost model was first fitted on.
+    {"generic", false, {44.0, 20.0}, kMiB},
+    // AMD EPYC Zen 4 (AVX-512 on 256-bit FMA pipes), warm weights, before
+    // Winograd's tiles moved in lane layout.
+    {"znver4", true, {44.0, 20.0}, kMiB},
+    // AMD EPYC Zen 5 (two 512-bit FMA pipes), 2026-12-05.
+    {"znver5", true, {36.0, 12.0}, kMiB},
+    // Two 512-bit FMA pipes too: Zen 5's conv costs, not measured on an
+    // Intel core; a 1.25 MiB L2.
+    {"icelake-server", true, {36.0, 12.0}, kMiB + kMiB / 4},
+};
+
+} // namespace
+
+llvm::ArrayRef<CpuModel> mlir::tract::cpuModels() { return kModels; }
+
+const CpuModel *mlir::tract::lookupCpuModel(llvm::StringRef name) {
+  for (const CpuModel &m : kModels)
+    if (m.name == name)
+      return &m;
+  return nullptr;
+}
+
+const CpuModel &mlir::tract::hostCpuModel(std::string &hostName) {
+  hostName = llvm::sys::getHostCPUName().str();
+  // Intel's server cores with AVX-512 share Ice Lake's pair of FMA units.
+  llvm::StringRef model = llvm::StringSwitch<llvm::StringRef>(hostName)
+                              .Case("znver4", "znver4")
+                              .Case("znver5", "znver5")
+                              .Cases("icelake-server", "sapphirerapids", "emeraldrapids",
+                                     "graniterapids", "graniterapids-d", "icelake-server")
+                              .Cases("cascadelake", "cooperlake", "skylake-avx512",
+                                     "icelake-server")
+                              .Default("generic");
+  return *lookupCpuModel(model);
+}
+
+std::string mlir::tract::cpuModelNames() {
+  std::string names;
+  for (const CpuModel &m : kModels)
+    names += std::string(m.name) + ", ";
+  return names + "or native";
+}
