@@ -6,22 +6,27 @@
 # through a tractc built with ASan + UBSan), the differential graph fuzzer
 # against ONNX Runtime (tools/graph-fuzz) and its regressions, the embedded targets (aarch64 and armv7 under
 # qemu-user, a Cortex-M7 link), the ONNX conformance suite (CPU and
-# SPIR-V), generated code under ASan + UBSan and 60 s of fuzzing. The zoo and
-# the conformance suite run half their tests each day (see below).
+# SPIR-V), generated code under ASan + UBSan and 60 s of fuzzing. The zoo, the
+# conformance suite and the fuzzer's graphs through the ASan tractc run half
+# their tests each day (see below).
 # The last line is "N passed, M failed" over all of them; exit 1 on any failure.
 #
-#   tools/run-tests.sh [--no-install] [--quick]
+#   tools/run-tests.sh [--no-install] [--quick] [--full]
 #     --quick: skip the e2e models and embedded targets, and run conformance on
 #              the node suite only.
+#     --full:  the whole zoo, the conformance suite on both targets and all
+#              600 fuzzer graphs through the ASan tractc, not the day's half
+#              (CI's sample, below).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-install=1 quick=0
+install=1 quick=0 every=2
 for arg in "$@"; do
   case "$arg" in
     --no-install) install=0 ;;
     --quick) quick=1 ;;
-    *) echo "usage: $0 [--no-install] [--quick]" >&2; exit 2 ;;
+    --full) every=1 ;;
+    *) echo "usage: $0 [--no-install] [--quick] [--full]" >&2; exit 2 ;;
   esac
 done
 
@@ -74,17 +79,17 @@ if [ "$quick" = 0 ]; then
   CMAKE_BUILD_PARALLEL_LEVEL=1 nice -n 15 tools/fuzz.sh --build-only > "$log/fuzz-build" 2>&1 &
   fuzz_build=$!
   # The ONNX conformance suite and the zoo run half their tests each day, the
-  # other half the next (run_conformance.py / run_zoo.py --every 2 --offset):
-  # the whole run took 53 minutes on a Zen 5 VM, of which 10 were the CPU
-  # conformance run and 10 the zoo.
-  day=$(( 10#$(date +%j) ))
+  # other half the next (run_conformance.py / run_zoo.py --every 2 --offset
+  # <days since 1970>; --full: all of them): the whole run took 53 minutes on
+  # a Zen 5 VM, of which 10 were the CPU conformance run and 10 the zoo.
+  day=$(( $(date +%s) / 86400 ))
   stage "end-to-end models (torch export, compile, compare)"
   # (--spirv: each model on the SPIR-V target too, on Mesa's lavapipe.)
   /usr/bin/python3 test/e2e/run_e2e.py --spirv --workdir "$log/e2e-work" | tee "$log/e2e"
   add_closing "$log/e2e"
   stage "real-world zoo (third-party npm models, torchvision and torch.nn exports) against ONNX Runtime"
-  /usr/bin/python3 test/zoo/run_zoo.py -j "$(nproc)" --workdir build/zoo --every 2 --offset "$day" \
-    | tee "$log/zoo"
+  /usr/bin/python3 test/zoo/run_zoo.py -j "$(nproc)" --workdir build/zoo --every "$every" \
+    --offset "$day" | tee "$log/zoo"
   add_closing "$log/zoo"
   stage "differential graph fuzzer against ONNX Runtime (fixed seeds, then its regressions)"
   # 600 random graphs of exporter idioms (tools/graph-fuzz), each compiled
@@ -100,8 +105,8 @@ if [ "$quick" = 0 ]; then
   tools/check-targets.sh | tee "$log/targets"
   add_closing "$log/targets"
   stage "ONNX conformance"
-  /usr/bin/python3 test/conformance/run_conformance.py -j "$(nproc)" --every 2 --offset "$day" \
-    "${CONF_FLAGS[@]}" | tee "$log/conf"
+  /usr/bin/python3 test/conformance/run_conformance.py -j "$(nproc)" --every "$every" \
+    --offset "$day" "${CONF_FLAGS[@]}" | tee "$log/conf"
   add_closing "$log/conf"
   stage "ONNX conformance on the SPIR-V target (Mesa lavapipe)"
   # -O0: the generated host code only stages buffers and records commands
@@ -109,7 +114,7 @@ if [ "$quick" = 0 ]; then
   # 13% longer). test/Emit/spirv-run.test builds it at -O1 with -Werror.
   # The half of the tests the CPU run above left out today.
   /usr/bin/python3 test/conformance/run_conformance.py -j "$(nproc)" --spirv --opt=-O0 \
-    --every 2 --offset "$(( day + 1 ))" "${CONF_FLAGS[@]}" | tee "$log/conf"
+    --every "$every" --offset "$(( day + 1 ))" "${CONF_FLAGS[@]}" | tee "$log/conf"
   add_closing "$log/conf"
   stage "generated code under ASan + UBSan (a conformance sample, five e2e models)"
   # Every other test of the families with the most index arithmetic, and
@@ -131,11 +136,14 @@ if [ "$quick" = 0 ]; then
   add_closing "$log/fuzz"
   stage "the zoo through a tractc built with ASan + UBSan (compile only)"
   /usr/bin/python3 test/zoo/run_zoo.py -j "$(nproc)" --workdir build/zoo --compile-only \
-    --every 2 --offset "$day" --tractc build-fuzz/bin/tractc | tee "$log/zoo-san"
+    --every "$every" --offset "$day" --tractc build-fuzz/bin/tractc | tee "$log/zoo-san"
   add_closing "$log/zoo-san"
   stage "the graph fuzzer's graphs through the ASan + UBSan tractc (compile only)"
+  # The 600 graphs of the stage against ONNX Runtime, half each day (seeds
+  # 1-300 or 301-600; --full: all): 3 minutes at 3 graphs a second.
+  if [ "$every" = 1 ]; then san_seed=1 san_count=600; else san_seed=$(( 1 + 300 * (day % 2) )) san_count=300; fi
   /usr/bin/python3 tools/graph-fuzz/graph_fuzz.py --compile-only --tractc build-fuzz/bin/tractc \
-    --seed 1 --count 600 --workdir build/graph-fuzz-san | tee "$log/gfuzz-san"
+    --seed "$san_seed" --count "$san_count" --workdir build/graph-fuzz-san | tee "$log/gfuzz-san"
   add_closing "$log/gfuzz-san"
   # (the hostile-model corpus runs in lit: test/Hostile/hostile.test)
 else

@@ -113,7 +113,7 @@ std::string mlir::tract::emitReport(ModuleOp module, const EmitOptions &options)
   const bool oneThread = !options.alwaysSplit && runsOnOneThread(pm, options.oneCoreBytes);
   llvm::json::Object root{{"model", utf8(options.modelName)},
                           {"target", options.target},
-                          {"cpu", options.cpu},
+                          {"cpu", options.target == "spirv" ? "" : options.cpu},
                           {"host_cpu", options.hostCpu},
                           {"arena_bytes", pm.arenaBytes},
                           {"weights_bytes", (int64_t)pm.weights.size()},

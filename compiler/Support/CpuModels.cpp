@@ -22,8 +22,8 @@ const CpuModel kModels[] = {
     {"znver4", true, {44.0, 20.0}, kMiB},
     // AMD EPYC Zen 5 (two 512-bit FMA pipes), 2026-12-05.
     {"znver5", true, {36.0, 12.0}, kMiB},
-    // Two 512-bit FMA pipes too: Zen 5's conv costs, not measured on an
-    // Intel core; a 1.25 MiB L2.
+    // Not measured on an Intel core: the latest fit's conv costs (Zen 5's),
+    // and Ice Lake server's 1.25 MiB L2 (its successors have 2 MiB).
     {"icelake-server", true, {36.0, 12.0}, kMiB + kMiB / 4},
 };
 
@@ -40,14 +40,14 @@ const CpuModel *mlir::tract::lookupCpuModel(llvm::StringRef name) {
 
 const CpuModel &mlir::tract::hostCpuModel(std::string &hostName) {
   hostName = llvm::sys::getHostCPUName().str();
-  // Intel's server cores with AVX-512 share Ice Lake's pair of FMA units.
+  // Intel's server cores from Ice Lake on (at least its L2 each); the
+  // Skylake-era ones (1 MiB L2, some with one 512-bit FMA unit) and every
+  // other CPU take the generic model.
   llvm::StringRef model = llvm::StringSwitch<llvm::StringRef>(hostName)
                               .Case("znver4", "znver4")
                               .Case("znver5", "znver5")
                               .Cases("icelake-server", "sapphirerapids", "emeraldrapids",
                                      "graniterapids", "graniterapids-d", "icelake-server")
-                              .Cases("cascadelake", "cooperlake", "skylake-avx512",
-                                     "icelake-server")
                               .Default("generic");
   return *lookupCpuModel(model);
 }

@@ -6,9 +6,8 @@
 // file builds for any CPU. What tractc itself decides, and what depends on
 // the CPU kind, is priced at compile time:
 //   - which algorithm runs a 3x3 conv: Winograd's transforms against
-//     im2col's gather, both priced in GEMM multiply-adds, which cost less
-//     against those moves on a core with two 512-bit FMA pipes (Zen 5,
-//     Intel server cores) than on one with 256-bit pipes (Zen 4);
+//     im2col's gather, both priced in GEMM multiply-adds, at rates measured
+//     per CPU kind (bench/run-conv.sh --fit-only);
 //   - whether a small model keeps every kernel on one thread (it fits the
 //     core's L2 cache).
 // `--cpu=NAME` picks these numbers; `--cpu=native` takes the build
@@ -51,7 +50,7 @@ const CpuModel *lookupCpuModel(llvm::StringRef name);
 /// `hostName`: the generic model when tractc has none for that CPU.
 const CpuModel &hostCpuModel(std::string &hostName);
 
-/// "generic, znver4, znver5, icelake-server or native".
+/// "generic, znver4, znver5, icelake-server, or native".
 std::string cpuModelNames();
 
 } // namespace mlir::tract

@@ -1,12 +1,13 @@
 // RUN: tract-opt %s --tract-choose-kernels | FileCheck %s --check-prefix=GENERIC
 // RUN: tract-opt %s --tract-choose-kernels=cpu=znver4 | FileCheck %s --check-prefix=GENERIC
 // RUN: tract-opt %s --tract-choose-kernels=cpu=znver5 | FileCheck %s --check-prefix=ZNVER5
+// RUN: tract-opt %s --tract-choose-kernels=cpu=icelake-server | FileCheck %s --check-prefix=ZNVER5
 // RUN: not tract-opt %s --tract-choose-kernels=cpu=zen 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 
 // Winograd against im2col is priced with the CPU kind's costs
 // (compiler/Support/CpuModels.cpp): Zen 4's (the generic default) charge 44
-// multiply-adds per transformed element and 20 per gathered one, Zen 5's 36
-// and 12. So 12 -> 64 channels on a 16x16 map, where the gather is most of
+// multiply-adds per transformed element and 20 per gathered one, Zen 5's
+// (and icelake-server's, unmeasured) 36 and 12. So 12 -> 64 channels on a 16x16 map, where the gather is most of
 // im2col's work, is F(4x4) on Zen 5 and im2col on Zen 4; 64 -> 16 channels on
 // an 8x8 map (4 tiles of F(4x4) padded to 16 lanes, 16 of F(2x2)) is F(4x4)
 // on Zen 4 and F(2x2) on Zen 5.

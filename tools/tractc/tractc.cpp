@@ -265,10 +265,13 @@ int main(int argc, char **argv) {
                                               : mlir::tract::lookupCpuModel(cpu);
   if (!cpuModel)
     return fail("--cpu expects " + mlir::tract::cpuModelNames() + ", got '" + cpu + "'");
+  std::string cpuNamed = "--cpu=" + cpu;
+  if (!hostCpu.empty())
+    cpuNamed += " (" + hostCpu + ")";
   if (gpu && cpu != "generic")
-    return fail("--cpu=" + cpu + " is for the CPU targets, not --target=spirv");
+    return fail(cpuNamed + " is for the CPU targets, not --target=spirv");
   if (cpuModel->x86 && (target == "aarch64" || target == "armv7-neon"))
-    return fail("--cpu=" + cpu + " is an x86-64 CPU, not one for --target=" + target);
+    return fail(cpuNamed + " is an x86-64 CPU, not one for --target=" + target);
   if ((emitStage == "glsl" || emitStage == "spirv-asm") && !gpu)
     return fail("--emit=" + emitStage + " needs --target=spirv");
   if (fp16Gemm && !gpu)

@@ -101,11 +101,10 @@ template <int M> int64_t transformed_weight_floats(const ConvParams &p) {
 
 // What the cost model charges for the moves around the GEMMs, in GEMM
 // multiply-adds: each (tile, transform element, channel) of Winograd's input
-// and output transforms, and each element im2col gathers. They depend on
-// the CPU kind (a core with two 512-bit FMA pipes makes the multiply-adds
-// cheaper against the moves): tractc's --cpu picks them (the compiler's
-// compiler/Support/CpuModels.cpp, with where each figure was measured).
-// The defaults are Zen 4's: 44 fitted with bench/run-conv.sh when tiles
+// and output transforms, and each element im2col gathers. They are measured
+// per CPU kind (bench/run-conv.sh --fit-only) and tractc's --cpu picks them
+// (the compiler's compiler/Support/CpuModels.cpp says where each was
+// measured). The defaults are Zen 4's: fitted with warm weights when tiles
 // moved to and from lane layout element by element (see bench/README.md).
 struct ConvCosts {
   double winograd_transform = 44.0;
