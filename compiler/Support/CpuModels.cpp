@@ -29,8 +29,6 @@ const CpuModel kModels[] = {
 
 } // namespace
 
-llvm::ArrayRef<CpuModel> mlir::tract::cpuModels() { return kModels; }
-
 const CpuModel *mlir::tract::lookupCpuModel(llvm::StringRef name) {
   for (const CpuModel &m : kModels)
     if (m.name == name)

@@ -21,7 +21,6 @@
 
 #include "tract/rt/nn/conv_winograd.h"
 
-#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
@@ -39,9 +38,6 @@ struct CpuModel {
   /// core's L2 and runs on one thread (compiler/Emit/ThreadChoice.h).
   int64_t l2Bytes;
 };
-
-/// Every CPU kind --cpu accepts (but "native"), "generic" first.
-llvm::ArrayRef<CpuModel> cpuModels();
 
 /// The model called `name`, or nullptr.
 const CpuModel *lookupCpuModel(llvm::StringRef name);
