@@ -32,7 +32,9 @@
 //   - everything else (integers, f64), and ops marked tract.keep_plain (an
 //     optimisation failed on them): the reference kernels, no attribute.
 // A constant is packed only when every user reads it as the same packed
-// operand (CSE may share one weight between two layers).
+// operand (CSE may share one weight between two layers); convs sharing a
+// weight over maps of different sizes all take the Winograd tile (or none)
+// that costs least over them, so that they can.
 //
 //===----------------------------------------------------------------------===//
 
@@ -92,8 +94,10 @@ bool convUsesGemm(ConvOp conv) {
 }
 
 // How operand 1 of `top` would be packed, as a comparable key; empty when
-// it is not a packable weight slot.
-std::string packKey(Operation *top, const ::tract::rt::winograd::ConvCosts &costs) {
+// it is not a packable weight slot. `tile`, where given, is the Winograd
+// tile a conv is to run (sharedWeightTiles), else its own choice.
+std::string packKey(Operation *top, const ::tract::rt::winograd::ConvCosts &costs,
+                    std::optional<int> tile = std::nullopt) {
   Operation *anchor = gemmAnchor(top);
   if (!anchor || top->getNumOperands() < 2)
     return "";
@@ -106,7 +110,7 @@ std::string packKey(Operation *top, const ::tract::rt::winograd::ConvCosts &cost
     ::tract::rt::ConvParams p = convParamsOf(conv);
     return fmt::format("conv {} {} {} winograd {} fc {} taps {} row taps {}", w.getDimSize(0),
                        conv.getGroup(), w.getNumElements() / w.getDimSize(0),
-                       ::tract::rt::winograd::choose_tile(p, costs),
+                       tile ? *tile : ::tract::rt::winograd::choose_tile(p, costs),
                        ::tract::rt::conv_is_fully_connected(p),
                        ::tract::rt::conv_by_taps_pays(p), ::tract::rt::conv_row_taps_pays(p));
   }
@@ -117,14 +121,71 @@ std::string packKey(Operation *top, const ::tract::rt::winograd::ConvCosts &cost
                      mm.getTransposeB() ? 1 : 0);
 }
 
+// The Winograd tile each conv of a shared weight runs, where its users'
+// own choices differ. One weight serves convs of several map sizes
+// (RetinaNet's heads run each of their convs on five FPN levels, 40x40 down
+// to 3x3), and each map size wants its own tile: F(4x4) at 40x40, im2col
+// at 3x3. One constant is packed one way, so with the choices left to each
+// conv none was packed and every level ran im2col, repacking 2.4 MB of
+// weights per call (the heads: 75% of the model's time, at twice the time
+// of the same conv on F(4x4)). Instead all users take the tile (4, 2 or
+// none) whose cost summed over them is least, where their keys then agree.
+DenseMap<Operation *, int> sharedWeightTiles(Block &body,
+                                              const ::tract::rt::winograd::ConvCosts &costs) {
+  namespace wg = ::tract::rt::winograd;
+  DenseMap<Operation *, int> tiles;
+  for (auto c : body.getOps<ConstOp>()) {
+    SmallVector<Operation *> users;
+    SmallVector<::tract::rt::ConvParams> params;
+    bool convs = true;
+    for (OpOperand &use : c->getUses()) {
+      Operation *anchor = gemmAnchor(use.getOwner());
+      auto conv = dyn_cast_or_null<ConvOp>(anchor);
+      convs = convs && use.getOperandNumber() == 1 && conv && allF32(conv) &&
+              convUsesGemm(conv) && !keepsPlainForm(use.getOwner());
+      if (!convs)
+        break;
+      users.push_back(use.getOwner());
+      params.push_back(convParamsOf(conv));
+    }
+    if (!convs || users.size() < 2)
+      continue;
+    std::optional<int> best;
+    double bestCost = 0;
+    for (int tile : {4, 2, 0}) {
+      std::string key = packKey(users.front(), costs, tile);
+      double cost = 0;
+      bool agree = true;
+      for (auto [user, p] : llvm::zip(users, params)) {
+        agree = agree && (tile == 0 || wg::conv_fits(p)) && packKey(user, costs, tile) == key;
+        cost += tile == 4 ? wg::cost<4>(p, costs) : tile == 2 ? wg::cost<2>(p, costs)
+                                                               : wg::im2col_cost(p, costs);
+      }
+      if (agree && (!best || cost < bestCost)) {
+        best = tile;
+        bestCost = cost;
+      }
+    }
+    if (best)
+      for (Operation *user : users)
+        tiles[user] = *best;
+  }
+  return tiles;
+}
+
 // Operand 1 of `top` is a constant that every user packs the same way.
-bool weightsPackable(Operation *top, const ::tract::rt::winograd::ConvCosts &costs) {
+bool weightsPackable(Operation *top, const ::tract::rt::winograd::ConvCosts &costs,
+                     const DenseMap<Operation *, int> &tiles) {
   auto c = top->getOperand(1).getDefiningOp<ConstOp>();
-  std::string key = packKey(top, costs);
+  auto tileOf = [&](Operation *user) -> std::optional<int> {
+    auto it = tiles.find(user);
+    return it == tiles.end() ? std::nullopt : std::optional<int>(it->second);
+  };
+  std::string key = packKey(top, costs, tileOf(top));
   if (!c || key.empty())
     return false;
   for (OpOperand &use : c->getUses())
-    if (use.getOperandNumber() != 1 || packKey(use.getOwner(), costs) != key)
+    if (use.getOperandNumber() != 1 || packKey(use.getOwner(), costs, tileOf(use.getOwner())) != key)
       return false;
   return true;
 }
@@ -170,6 +231,8 @@ struct ChooseKernels : impl::TractChooseKernelsPassBase<ChooseKernels> {
     }
     const ::tract::rt::winograd::ConvCosts &costs = model->convCosts;
     Builder b(&getContext());
+    const DenseMap<Operation *, int> tiles =
+        sharedWeightTiles(getOperation().getBody().front(), costs);
     for (Operation &top : getOperation().getBody().front()) {
       if (auto roi = dyn_cast<RoiAlignOp>(&top)) {
         chooseRoiAlign(roi, b);
@@ -199,9 +262,12 @@ struct ChooseKernels : impl::TractChooseKernelsPassBase<ChooseKernels> {
           algorithm = "depthwise";
           scratchFloats = ::tract::rt::depthwise_scratch_floats(p);
         } else {
-          packed = weightsPackable(&top, costs);
+          packed = weightsPackable(&top, costs, tiles);
           ::tract::rt::ConvParams p = convParamsOf(conv);
-          int tile = packed ? ::tract::rt::winograd::choose_tile(p, costs) : 0;
+          auto shared = tiles.find(&top);
+          int tile = !packed                ? 0
+                     : shared != tiles.end() ? shared->second
+                                             : ::tract::rt::winograd::choose_tile(p, costs);
           if (tile == 4) {
             algorithm = "winograd_f4";
             scratchFloats = ::tract::rt::winograd::scratch_floats<4>(p);
@@ -225,7 +291,7 @@ struct ChooseKernels : impl::TractChooseKernelsPassBase<ChooseKernels> {
         }
       } else {
         auto mm = cast<MatMulOp>(anchor);
-        packed = weightsPackable(&top, costs);
+        packed = weightsPackable(&top, costs, tiles);
         MatMulGeometry g = matMulGeometry(mm, packed);
         algorithm = "gemm";
         scratchFloats = gm::matmul_scratch_floats(g.m, g.n, g.k, packed);

@@ -393,3 +393,31 @@ func.func @empty_detection_ops(%boxes: tensor<1x0x4xf32>, %scores: tensor<1x2x0x
   %1 = tract.roi_align %x, %rois, %b {sampling_ratio = 2 : i64, spatial_scale = 1.0 : f32, max_mode = false, half_pixel = true} : (tensor<1x3x0x6xf32>, tensor<4x4xf32>, tensor<4xi64>) -> tensor<4x3x2x2xf32>
   return %0, %1 : tensor<0x3xi64>, tensor<4x3x2x2xf32>
 }
+
+// -----
+
+// One weight on three map sizes (a detection head over FPN levels): alone,
+// 40x40 would be F(4x4), 6x6 F(2x2) and 3x3 im2col, and no one packing
+// would serve all three. They all take the tile that costs least summed
+// over them (F(4x4): the 40x40 map is most of the work), so the weight is
+// packed once. On 6x6 and 3x3 alone, im2col costs least.
+// CHECK-LABEL: func @shared_weight_levels
+// CHECK: tract.conv {{.*}}tract.algorithm = "winograd_f4", tract.packed_weights
+// CHECK: tract.conv {{.*}}tract.algorithm = "winograd_f4", tract.packed_weights
+// CHECK: tract.conv {{.*}}tract.algorithm = "winograd_f4", tract.packed_weights
+// CHECK-LABEL: func @shared_weight_small_levels
+// CHECK: tract.conv {{.*}}tract.algorithm = "im2col_gemm", tract.packed_weights
+// CHECK: tract.conv {{.*}}tract.algorithm = "im2col_gemm", tract.packed_weights
+func.func @shared_weight_levels(%a: tensor<1x64x40x40xf32>, %b: tensor<1x64x6x6xf32>, %c: tensor<1x64x3x3xf32>) -> (tensor<1x64x40x40xf32>, tensor<1x64x6x6xf32>, tensor<1x64x3x3xf32>) {
+  %w = tract.const dense<0.5> : tensor<64x64x3x3xf32>
+  %0 = tract.conv %a, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1} : (tensor<1x64x40x40xf32>, tensor<64x64x3x3xf32>) -> tensor<1x64x40x40xf32>
+  %1 = tract.conv %b, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1} : (tensor<1x64x6x6xf32>, tensor<64x64x3x3xf32>) -> tensor<1x64x6x6xf32>
+  %2 = tract.conv %c, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1} : (tensor<1x64x3x3xf32>, tensor<64x64x3x3xf32>) -> tensor<1x64x3x3xf32>
+  return %0, %1, %2 : tensor<1x64x40x40xf32>, tensor<1x64x6x6xf32>, tensor<1x64x3x3xf32>
+}
+func.func @shared_weight_small_levels(%b: tensor<1x64x6x6xf32>, %c: tensor<1x64x3x3xf32>) -> (tensor<1x64x6x6xf32>, tensor<1x64x3x3xf32>) {
+  %w = tract.const dense<0.5> : tensor<64x64x3x3xf32>
+  %0 = tract.conv %b, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1} : (tensor<1x64x6x6xf32>, tensor<64x64x3x3xf32>) -> tensor<1x64x6x6xf32>
+  %1 = tract.conv %c, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1} : (tensor<1x64x3x3xf32>, tensor<64x64x3x3xf32>) -> tensor<1x64x3x3xf32>
+  return %0, %1 : tensor<1x64x6x6xf32>, tensor<1x64x3x3xf32>
+}
