@@ -10,7 +10,10 @@ new / old (< 1: the change is faster). Pairs a few seconds apart, so this machin
 hit both sides of a pair; single timings are not comparable across runs.
 
 Usage: compare_builds.py --old-tractc PATH [--new-tractc build/bin/tractc]
-                         [--only NAME,...] [--threads 1,2] [--rounds 10]
+                         [--old-runtime DIR] [--only NAME,...] [--threads 1,2] [--rounds 10]
+  --old-runtime: the old side's runtime headers (DIR/runtime/include; a worktree of the base),
+  for a change to the runtime (then --old-tractc may be this build's, where the compiler did
+  not change).
   Models: the benchmark models (build/bench/models, from bench/run_bench.py or
   bench/export_bench_models.py) or, with --zoo, the zoo's (build/zoo/models and the inputs
   bench/run_zoo_bench.py wrote under build/zoo/bench).
@@ -45,6 +48,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--old-tractc", required=True)
     ap.add_argument("--new-tractc", default=os.path.join(REPO, "build", "bin", "tractc"))
+    ap.add_argument("--old-runtime", default=REPO)
     ap.add_argument("--only", default="")
     ap.add_argument("--zoo", action="store_true")
     ap.add_argument("--threads", default="1,2")
@@ -63,13 +67,14 @@ def main():
         x = [os.path.join(inputs, f) for f in sorted(os.listdir(inputs))
              if f.startswith("input_") and f.endswith(".npy")]
         exes = {}
-        for side, tractc in (("old", args.old_tractc), ("new", args.new_tractc)):
+        for side, tractc, runtime in (("old", args.old_tractc, args.old_runtime),
+                                      ("new", args.new_tractc, REPO)):
             work = os.path.join(args.workdir, name, side)
             os.makedirs(os.path.join(work, "out"), exist_ok=True)
             sh([tractc, onnx, "-o", os.path.join(work, "model.cpp"), "--main"])
             exes[side] = os.path.join(work, "model")
             sh(["g++", "-std=c++17", *args.cxxflags.split(), "-I",
-                os.path.join(REPO, "runtime", "include"), os.path.join(work, "model.cpp"), "-o",
+                os.path.join(runtime, "runtime", "include"), os.path.join(work, "model.cpp"), "-o",
                 exes[side], "-lpthread"])
         outs = {}
         for side, exe in exes.items():

@@ -301,6 +301,11 @@ TEST(ConvGemm, MatchesReferenceConv) {
       // (9 pixels, K 600 over KC; 12 pixels: two narrow kernels per tile).
       {2, 1, 600, 40, 1, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {0, 0}},
       {2, 2, 24, 16, 1, {3, 4}, {1, 1}, {1, 1}, {1, 1}, {0, 0}},
+      // Gathered B of one panel, K over KC: with the weights packed at
+      // compile time K is not blocked either (a 3x3 stride-2 conv onto 2x2,
+      // K 648; 16 pixels, K 576), the whole-K B panel in scratch.
+      {2, 1, 72, 24, 1, {4, 4}, {3, 3}, {2, 2}, {1, 1}, {1, 1}},
+      {2, 1, 64, 16, 1, {4, 4}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
   };
   for (const ConvGeom &g : cases) {
     const rt::ConvParams p = params(g);

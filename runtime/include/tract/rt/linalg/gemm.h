@@ -67,10 +67,23 @@ constexpr int64_t even_k_block(int64_t k) {
 // conv's time went to packing its B.
 constexpr int64_t packed_panel_stride(int64_t kb) { return (kb | 1) * NR; }
 
+// Whether gemm() takes K whole instead of in blocks of KC: when A is not
+// packed per block (weights packed at compile time, or a row read in place)
+// and B is one panel (a conv on a 2x2 map). Each row panel of A then
+// streams whole, and one panel after the other, front to back through the
+// weights: a single stream from DRAM, where K blocks are a short stream per
+// panel and block (ResNeXt-50's 8 MB 1x1 convs at 2x2, B read in place:
+// 1.06 -> 0.8 ms with the narrow kernel's prefetch; Wide ResNet-50's 9.4 MB
+// 3x3 convs at 2x2, B gathered: 15 -> 18.5 GB/s on Zen 5). A gathered B
+// panel is then K x NR floats in scratch (a 4608-deep one: 295 KB).
+constexpr bool streams_whole_k(bool a_packs_per_block, int64_t n) {
+  return !a_packs_per_block && n <= NR;
+}
+
 // Scratch floats gemm() needs for the sources that pack per block.
 constexpr int64_t scratch_floats(int64_t m, int64_t n, int64_t k, bool packs_a,
                                  bool packs_b) {
-  const int64_t kb = min64(k, KC);
+  const int64_t kb = streams_whole_k(packs_a, n) ? max64(k, 1) : min64(k, KC);
   return (packs_a ? kb * round_up(min64(m, MC), MR) : 0) +
          (packs_b ? panels(block_cols(m, n, k), NR) * packed_panel_stride(kb) : 0);
 }
@@ -275,19 +288,14 @@ void gemm(int64_t m, int64_t n, int64_t k, const ASrc &a, const BSrc &b,
   const int64_t all = round_up(n, NR);
   const int64_t nc =
       BSrc::kPacks ? block_cols(m, n, k) : (BSrc::kBlockCols ? min64(all, NC) : all);
-  float *b_scratch = scratch;
-  float *a_scratch =
-      scratch + (BSrc::kPacks ? panels(nc, NR) * packed_panel_stride(min64(k, KC)) : 0);
-  alignas(64) float tile[MR * NR];
   // K blocks of equal depth, at most KC (576 = 288 + 288, not 512 + 64: a
-  // short last block runs short kernels and reads all of C back for little).
-  // Not blocked when neither operand packs and B is one panel (a 1x1 conv
-  // on a 2x2 map): each row panel of A then streams whole, and one panel
-  // after the other, front to back through the weights (ResNeXt-50's 8 MB
-  // 1x1 convs at 2x2, from DRAM: 1.06 -> 0.8 ms with the prefetch of the
-  // narrow kernel).
-  const bool whole_k = ASrc::kWholeK || (!ASrc::kPacks && !BSrc::kPacks && n <= NR);
+  // short last block runs short kernels and reads all of C back for little),
+  // or K whole (streams_whole_k).
+  const bool whole_k = ASrc::kWholeK || streams_whole_k(ASrc::kPacks, n);
   const int64_t kcb = whole_k ? max64(k, 1) : even_k_block(k);
+  float *b_scratch = scratch;
+  float *a_scratch = scratch + (BSrc::kPacks ? panels(nc, NR) * packed_panel_stride(kcb) : 0);
+  alignas(64) float tile[MR * NR];
   for (int64_t jc = 0; jc < n; jc += nc) {
     const int64_t nb = min64(nc, n - jc);
     for (int64_t kc = 0; kc < k || kc == 0; kc += kcb) {
