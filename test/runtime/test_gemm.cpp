@@ -69,7 +69,10 @@ struct Dims {
 const Dims kDims[] = {{1, 1, 1},    {8, 16, 1},    {7, 15, 3},   {9, 17, 33},
                       {16, 32, 64}, {1, 100, 300}, {130, 5, 257}, {33, 520, 70},
                       {129, 513, 513}, {3, 3, 0}, {2, 33, 70}, {10, 40, 5},
-                      {24, 52, 40}, {1, 37, 700}};
+                      {24, 52, 40}, {1, 37, 700},
+                      // Narrow last panels under two row panels at once
+                      // (micro_kernel_narrow_pair), over K blocks.
+                      {40, 12, 600}, {32, 9, 1100}};
 
 TEST(Gemm, PackedAndStridedOperandsMatchNaive) {
   for (const Dims &d : kDims) {

@@ -395,21 +395,60 @@ void gemm(int64_t m, int64_t n, int64_t k, const ASrc &a, const BSrc &b,
                             c_index0 + row0 * ldc + col0 + NR, first, last, bias0, epi);
           }
         };
+        // A last column panel the narrow kernels take (8 columns or fewer;
+        // read in place, any fewer than NR): two whole row panels at once
+        // where the target has micro_kernel_narrow_pair.
+        const int64_t tail_cols = nb % NR;
+        const bool narrow_tail =
+            kHasNarrowPairKernel && !ASrc::kWholeK && tail_cols > 0 &&
+            (tail_cols <= kMaxNarrowCols || std::is_same<BSrc, InPlaceB>::value);
+        const int64_t whole_end = nb - tail_cols;
+        auto narrow_rows_at = [&](int64_t ir) {
+          alignas(64) float tile1[MR * NR];
+          const int64_t row0 = ic + ir, col0 = jc + whole_end;
+          if (!first)
+            for (int64_t r = 0; r < 2 * MR; ++r)
+              __builtin_prefetch(c + (row0 + r) * ldc + col0);
+          const float *a0 = ap.base + (ir / MR) * ap.stride, *a1 = a0 + ap.stride;
+          const float *b0 = bp.base + (whole_end / NR) * bp.stride;
+          const int64_t ldb = bp.row_stride, first_cols = min64(tail_cols, kMaxNarrowCols);
+          micro_kernel_narrow_pair(first_cols, kb, a0, a1, b0, tile, tile1, ldb);
+          if (tail_cols > kMaxNarrowCols)
+            micro_kernel_narrow_pair(tail_cols - kMaxNarrowCols, kb, a0, a1, b0 + kMaxNarrowCols,
+                                     tile + kMaxNarrowCols, tile1 + kMaxNarrowCols, ldb);
+          const float *bias0 = row_bias ? row_bias + row0 : nullptr;
+          finish_tile<0>(tile, MR, tail_cols, c + row0 * ldc + col0, ldc,
+                         c_index0 + row0 * ldc + col0, first, last, bias0, epi);
+          finish_tile<0>(tile1, MR, tail_cols, c + (row0 + MR) * ldc + col0, ldc,
+                         c_index0 + (row0 + MR) * ldc + col0, first, last,
+                         bias0 ? bias0 + MR : nullptr, epi);
+        };
+        auto narrow_tail_at = [&]() {
+          int64_t ir = 0;
+          for (; mb - ir >= 2 * MR; ir += 2 * MR)
+            narrow_rows_at(ir);
+          for (; ir < mb; ir += MR)
+            tile_at(ir, whole_end);
+        };
         if (mb <= kFewRowPanels * MR) {
           // Few row panels (a 16-channel projection): each B panel feeds
           // all of them while it is in L1, instead of B streaming past once
           // per row panel (from L3 when B is read in place and large).
-          for (int64_t jr = 0; jr < nb; jr += NR)
+          const int64_t cols_end = narrow_tail ? whole_end : nb;
+          for (int64_t jr = 0; jr < cols_end; jr += NR)
             for (int64_t ir = 0; ir < mb; ir += MR)
               tile_at(ir, jr);
+          if (narrow_tail)
+            narrow_tail_at();
         } else {
           // A prepacked B is not blocked by columns above (A is packed
           // once per block), so its columns are taken NC at a time here:
           // the row panels sweep a B block that stays in L2 with A's
           // (1024^3: 2 MB of B streamed from L3 once per row panel before).
           const int64_t sweep = BSrc::kPacks || BSrc::kBlockCols ? nb : NC;
-          for (int64_t j0 = 0; j0 < nb; j0 += sweep) {
-            const int64_t j1 = min64(nb, j0 + sweep), pairs = paired_end(j0, j1);
+          const int64_t cols_end = narrow_tail ? whole_end : nb;
+          for (int64_t j0 = 0; j0 < cols_end; j0 += sweep) {
+            const int64_t j1 = min64(cols_end, j0 + sweep), pairs = paired_end(j0, j1);
             int64_t ir = 0;
             if constexpr (kHasTallKernel && !ASrc::kWholeK)
               for (; mb - ir >= 3 * MR; ir += 3 * MR) {
@@ -426,6 +465,8 @@ void gemm(int64_t m, int64_t n, int64_t k, const ASrc &a, const BSrc &b,
                 tile_at(ir, jr);
             }
           }
+          if (narrow_tail)
+            narrow_tail_at();
         }
       }
       if (k == 0)
