@@ -2,7 +2,10 @@
 // model-shaped problems, weights packed ahead as tractc emits them (PackedB
 // or PackedA) and the activation operand packed per block, as in generated
 // code. Prints one line per shape: median time of --runs runs (after a
-// warm-up) and GFLOP/s. Build: see bench/README.md (bench/run-gemm.sh).
+// warm-up) and GFLOP/s. The "streamed" shapes are layers on small maps whose
+// weights come from DRAM, as in a model: each run goes through copies of the
+// packed weights, 256 MB in all, and their line adds the weights' GB/s.
+// Build: see bench/README.md (bench/run-gemm.sh).
 // As generated code does: the runtime at -O3 under GCC whatever the flags.
 #include "tract/rt/optimize_push.h"
 #include "tract/rt/linalg/gemm.h"
@@ -25,6 +28,8 @@ struct Shape {
   const char *what;
   int64_t m, n, k;
   bool weights_left; // conv: packed weights are A; matmul: packed weights are B
+  bool streamed = false; // weights from DRAM (copies of them, 256 MB in all)
+  bool b_in_place = false; // B read where it lies (a 1x1 conv on fewer than 16 pixels)
 };
 
 double median(std::vector<double> v) {
@@ -48,6 +53,8 @@ int main(int argc, char **argv) {
       {"square", 1024, 1024, 1024, false}, {"conv3x3 64ch 56x56", 64, 3136, 576, true},
       {"conv3x3 256ch 14x14", 256, 196, 2304, true}, {"linear 128x256->1024", 128, 1024, 256, false},
       {"conv1x1 512->1000 13x13", 1000, 169, 512, true},
+      {"streamed conv3x3 512ch 2x2", 512, 4, 4608, true, true},
+      {"streamed conv1x1 512->1000 3x3", 1000, 9, 512, true, true, true},
   };
   bench::print_cpu();
   const bench::FmaPeak peak = bench::measure_fma_peak();
@@ -61,27 +68,35 @@ int main(int argc, char **argv) {
       a[i] = float(int(i % 7) - 3) * 0.125f;
     for (size_t i = 0; i < b.size(); ++i)
       b[i] = float(int(i % 5) - 2) * 0.25f;
-    std::vector<float> packed(size_t(s.weights_left ? gm::packed_a_floats(s.m, s.k)
-                                                    : gm::packed_b_floats(s.k, s.n)));
-    if (s.weights_left)
-      gm::pack_a(a.data(), s.k, 1, s.m, s.k, packed.data());
-    else
-      gm::pack_b(b.data(), s.n, 1, s.k, s.n, packed.data());
-    std::vector<float> scratch(size_t(gm::scratch_floats(s.m, s.n, s.k, !s.weights_left, s.weights_left)));
-    auto once = [&] {
+    const size_t packed_floats = size_t(s.weights_left ? gm::packed_a_floats(s.m, s.k)
+                                                       : gm::packed_b_floats(s.k, s.n));
+    const size_t copies = s.streamed ? (size_t(256) << 20) / (packed_floats * 4) + 1 : 1;
+    std::vector<std::vector<float>> packed(copies, std::vector<float>(packed_floats));
+    for (std::vector<float> &w : packed)
       if (s.weights_left)
-        gm::gemm(s.m, s.n, s.k, gm::PackedA{packed.data(), s.k}, gm::StridedB{b.data(), s.n, 1},
+        gm::pack_a(a.data(), s.k, 1, s.m, s.k, w.data());
+      else
+        gm::pack_b(b.data(), s.n, 1, s.k, s.n, w.data());
+    std::vector<float> scratch(size_t(gm::scratch_floats(s.m, s.n, s.k, !s.weights_left, s.weights_left)));
+    auto once = [&](const std::vector<float> &w) {
+      if (s.b_in_place)
+        gm::gemm(s.m, s.n, s.k, gm::PackedA{w.data(), s.k}, gm::InPlaceB{b.data(), s.n},
+                 c.data(), s.n, 0, nullptr, gm::NoEpilogue{}, scratch.data());
+      else if (s.weights_left)
+        gm::gemm(s.m, s.n, s.k, gm::PackedA{w.data(), s.k}, gm::StridedB{b.data(), s.n, 1},
                  c.data(), s.n, 0, nullptr, gm::NoEpilogue{}, scratch.data());
       else
-        gm::gemm(s.m, s.n, s.k, gm::StridedA{a.data(), s.k, 1}, gm::PackedB{packed.data(), s.k},
+        gm::gemm(s.m, s.n, s.k, gm::StridedA{a.data(), s.k, 1}, gm::PackedB{w.data(), s.k},
                  c.data(), s.n, 0, nullptr, gm::NoEpilogue{}, scratch.data());
     };
-    once();
+    once(packed[0]);
     std::vector<double> times;
     for (int r = 0; r < runs; ++r) {
       auto t0 = std::chrono::steady_clock::now();
-      once();
-      times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      for (const std::vector<float> &w : packed)
+        once(w);
+      times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() /
+                      double(copies));
     }
     const double t = median(times);
     const double gflops = 2.0 * double(s.m * s.n * s.k) / t * 1e-9;
@@ -89,6 +104,8 @@ int main(int argc, char **argv) {
                 (long long)s.n, (long long)s.k, t * 1e3, gflops);
     if (peak.best() > 0)
       std::printf(" %5.1f%% of peak", 100 * gflops / peak.best());
+    if (s.streamed)
+      std::printf(" %5.1f GB/s of weights", double(packed_floats * 4) / t * 1e-9);
     std::printf("\n");
   }
   return 0;

@@ -411,11 +411,7 @@ void gemm(int64_t m, int64_t n, int64_t k, const ASrc &a, const BSrc &b,
               __builtin_prefetch(c + (row0 + r) * ldc + col0);
           const float *a0 = ap.base + (ir / MR) * ap.stride, *a1 = a0 + ap.stride;
           const float *b0 = bp.base + (whole_end / NR) * bp.stride;
-          const int64_t ldb = bp.row_stride, first_cols = min64(tail_cols, kMaxNarrowCols);
-          micro_kernel_narrow_pair(first_cols, kb, a0, a1, b0, tile, tile1, ldb);
-          if (tail_cols > kMaxNarrowCols)
-            micro_kernel_narrow_pair(tail_cols - kMaxNarrowCols, kb, a0, a1, b0 + kMaxNarrowCols,
-                                     tile + kMaxNarrowCols, tile1 + kMaxNarrowCols, ldb);
+          micro_kernel_narrow_pair(tail_cols, kb, a0, a1, b0, tile, tile1, bp.row_stride);
           const float *bias0 = row_bias ? row_bias + row0 : nullptr;
           finish_tile<0>(tile, MR, tail_cols, c + row0 * ldc + col0, ldc,
                          c_index0 + row0 * ldc + col0, first, last, bias0, epi);

@@ -492,12 +492,12 @@ inline void micro_kernel_narrow(int64_t cols, int64_t kb, const float *a, const 
 }
 #endif
 
-// Two row panels (16 rows) by a narrow B, with AVX-512: each K step's
-// 8 + 8 weights of the two panels in one 512-bit register, so each
-// broadcast of B feeds 16 rows and each FMA does 16 lanes where the
-// single-panel kernel does 8. Small maps (a classifier's 1x1 conv on a
-// 3x3 map, 9 columns as 8 + 1; a 3x3 conv on 2x2, 4 columns) run on these
-// kernels alone, which held them to half the FMA peak.
+// Two row panels (16 rows) by a narrow B (up to 15 columns), with
+// AVX-512: each K step's 8 + 8 weights of the two panels in one 512-bit
+// register, so each broadcast of B feeds 16 rows and each FMA does 16
+// lanes where the single-panel kernels do 8. Small maps (a classifier's
+// 1x1 conv on a 3x3 map, 9 columns, which the single-panel kernels take as
+// 8 + 1; a 3x3 conv on 2x2, 4 columns) run on these kernels alone.
 #if defined(__AVX512F__) && (defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12))
 constexpr bool kHasNarrowPairKernel = true;
 template <int C>
@@ -555,6 +555,10 @@ inline void micro_kernel_cols_pair(int64_t kb, const float *a0, const float *a1,
 inline void micro_kernel_narrow_pair(int64_t cols, int64_t kb, const float *a0, const float *a1,
                                      const float *b, float *tile0, float *tile1,
                                      int64_t ldb = NR) {
+  // Up to 15 columns in one pass (15 accumulators of the 32 registers): as
+  // two passes of 8 and the rest, the two panels' weights are read twice,
+  // and with B read in place (a 3x3 map's 9 columns by 512 channels, 18 KB)
+  // the 32 KB of two panels no longer stay in L1 between the passes.
   switch (cols) {
   case 1: micro_kernel_cols_pair<1>(kb, a0, a1, b, tile0, tile1, ldb); break;
   case 2: micro_kernel_cols_pair<2>(kb, a0, a1, b, tile0, tile1, ldb); break;
@@ -563,7 +567,14 @@ inline void micro_kernel_narrow_pair(int64_t cols, int64_t kb, const float *a0, 
   case 5: micro_kernel_cols_pair<5>(kb, a0, a1, b, tile0, tile1, ldb); break;
   case 6: micro_kernel_cols_pair<6>(kb, a0, a1, b, tile0, tile1, ldb); break;
   case 7: micro_kernel_cols_pair<7>(kb, a0, a1, b, tile0, tile1, ldb); break;
-  default: micro_kernel_cols_pair<8>(kb, a0, a1, b, tile0, tile1, ldb); break;
+  case 8: micro_kernel_cols_pair<8>(kb, a0, a1, b, tile0, tile1, ldb); break;
+  case 9: micro_kernel_cols_pair<9>(kb, a0, a1, b, tile0, tile1, ldb); break;
+  case 10: micro_kernel_cols_pair<10>(kb, a0, a1, b, tile0, tile1, ldb); break;
+  case 11: micro_kernel_cols_pair<11>(kb, a0, a1, b, tile0, tile1, ldb); break;
+  case 12: micro_kernel_cols_pair<12>(kb, a0, a1, b, tile0, tile1, ldb); break;
+  case 13: micro_kernel_cols_pair<13>(kb, a0, a1, b, tile0, tile1, ldb); break;
+  case 14: micro_kernel_cols_pair<14>(kb, a0, a1, b, tile0, tile1, ldb); break;
+  default: micro_kernel_cols_pair<15>(kb, a0, a1, b, tile0, tile1, ldb); break;
   }
 }
 #else
@@ -571,8 +582,11 @@ constexpr bool kHasNarrowPairKernel = false;
 inline void micro_kernel_narrow_pair(int64_t cols, int64_t kb, const float *a0, const float *a1,
                                      const float *b, float *tile0, float *tile1,
                                      int64_t ldb = NR) {
-  micro_kernel_narrow(cols, kb, a0, b, tile0, ldb);
-  micro_kernel_narrow(cols, kb, a1, b, tile1, ldb);
+  for (int64_t j = 0; j < cols; j += kMaxNarrowCols) {
+    const int64_t w = cols - j < kMaxNarrowCols ? cols - j : kMaxNarrowCols;
+    micro_kernel_narrow(w, kb, a0, b + j, tile0 + j, ldb);
+    micro_kernel_narrow(w, kb, a1, b + j, tile1 + j, ldb);
+  }
 }
 #endif
 
