@@ -185,7 +185,8 @@ bool weightsPackable(Operation *top, const ::tract::rt::winograd::ConvCosts &cos
   if (!c || key.empty())
     return false;
   for (OpOperand &use : c->getUses())
-    if (use.getOperandNumber() != 1 || packKey(use.getOwner(), costs, tileOf(use.getOwner())) != key)
+    if (use.getOperandNumber() != 1 ||
+        packKey(use.getOwner(), costs, tileOf(use.getOwner())) != key)
       return false;
   return true;
 }
