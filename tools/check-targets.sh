@@ -7,8 +7,20 @@
 #  - examples/cortex-m7 linked for a bare-metal Cortex-M7 with newlib: no heap
 #    or unwinding symbols in the ELF; its sizes are printed.
 # Needs tools/build.sh first. Last line: `N passed, M failed`.
+#
+#   tools/check-targets.sh [--every N --offset D]
+#     the conformance subset on every Nth test only, from the D-th (modulo N):
+#     CI's daily sample (run_conformance.py's --every / --offset).
 set -uo pipefail
 cd "$(dirname "$0")/.."
+every=1 offset=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --every) every=$2; shift 2 ;;
+    --offset) offset=$2; shift 2 ;;
+    *) echo "usage: $0 [--every N --offset D]" >&2; exit 2 ;;
+  esac
+done
 passed=0
 failed=0
 check() { # check NAME COMMAND...: one counted step
@@ -47,7 +59,8 @@ logged() { # logged LOG COMMAND...: COMMAND's output into LOG, its last line sho
 }
 cross_conformance() { # cross_conformance CXX QEMU SYSROOT FLAGS
   logged "build/conformance-$1.log" /usr/bin/python3 test/conformance/run_conformance.py \
-    -j "$(nproc)" --filter "$SUBSET" --cxx "$1" --emulator "$2 -L $3" --cxxflags="$4"
+    -j "$(nproc)" --filter "$SUBSET" --every "$every" --offset "$offset" --cxx "$1" \
+    --emulator "$2 -L $3" --cxxflags="$4"
 }
 check "conformance subset, aarch64 under qemu" \
   cross_conformance aarch64-linux-gnu-g++ qemu-aarch64 /usr/aarch64-linux-gnu ""

@@ -7,25 +7,25 @@
 # against ONNX Runtime (tools/graph-fuzz) and its regressions, the embedded targets (aarch64 and armv7 under
 # qemu-user, a Cortex-M7 link), the ONNX conformance suite (CPU and
 # SPIR-V), generated code under ASan + UBSan and 60 s of fuzzing. The zoo, the
-# conformance suite and the fuzzer's graphs through the ASan tractc run half
-# their tests each day (see below).
+# conformance suite and the fuzzer's graphs through the ASan tractc run a third
+# of their tests each day; the e2e models' --no-optimize and hygiene builds and
+# the cross-built conformance subset half (see below).
 # The last line is "N passed, M failed" over all of them; exit 1 on any failure.
 #
 #   tools/run-tests.sh [--no-install] [--quick] [--full]
 #     --quick: skip the e2e models and embedded targets, and run conformance on
 #              the node suite only.
-#     --full:  the whole zoo, the conformance suite on both targets and all
-#              600 fuzzer graphs through the ASan tractc, not the day's half
-#              (CI's sample, below).
+#     --full:  every test of the sampled stages, not the day's share (CI's
+#              sample, below).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-install=1 quick=0 every=2
+install=1 quick=0 every=3 every_half=2
 for arg in "$@"; do
   case "$arg" in
     --no-install) install=0 ;;
     --quick) quick=1 ;;
-    --full) every=1 ;;
+    --full) every=1 every_half=1 ;;
     *) echo "usage: $0 [--no-install] [--quick] [--full]" >&2; exit 2 ;;
   esac
 done
@@ -78,14 +78,18 @@ if [ "$quick" = 0 ]; then
   # tests use one core, and the fuzz stage then only waits for what is left.
   CMAKE_BUILD_PARALLEL_LEVEL=1 nice -n 15 tools/fuzz.sh --build-only > "$log/fuzz-build" 2>&1 &
   fuzz_build=$!
-  # The ONNX conformance suite and the zoo run half their tests each day, the
-  # other half the next (run_conformance.py / run_zoo.py --every 2 --offset
-  # <days since 1970>; --full: all of them): the whole run took 53 minutes on
-  # a Zen 5 VM, of which 10 were the CPU conformance run and 10 the zoo.
+  # The ONNX conformance suite and the zoo run a third of their tests each
+  # day, the rest the next two (run_conformance.py / run_zoo.py --every 3
+  # --offset <days since 1970>; --full: all of them). With halves the whole
+  # run took 53 minutes on a Zen 5 VM (e2e 11, zoo 7, conformance 6 + 3,
+  # embedded targets 5, the ASan stages 8), past CI's 50.
   day=$(( $(date +%s) / 86400 ))
   stage "end-to-end models (torch export, compile, compare)"
-  # (--spirv: each model on the SPIR-V target too, on Mesa's lavapipe.)
-  /usr/bin/python3 test/e2e/run_e2e.py --spirv --workdir "$log/e2e-work" | tee "$log/e2e"
+  # (--spirv: each model on the SPIR-V target too, on Mesa's lavapipe; half
+  # the models a day are also built with --no-optimize and checked for
+  # firmware hygiene, the other half the next.)
+  /usr/bin/python3 test/e2e/run_e2e.py --spirv --workdir "$log/e2e-work" \
+    --extra-checks-every "$every_half" --offset "$day" | tee "$log/e2e"
   add_closing "$log/e2e"
   stage "real-world zoo (third-party npm models, torchvision and torch.nn exports) against ONNX Runtime"
   /usr/bin/python3 test/zoo/run_zoo.py -j "$(nproc)" --workdir build/zoo --every "$every" \
@@ -102,7 +106,7 @@ if [ "$quick" = 0 ]; then
     --workdir build/graph-fuzz | tee "$log/gfuzz"
   add_closing "$log/gfuzz"
   stage "embedded targets (aarch64, armv7 under qemu; Cortex-M7)"
-  tools/check-targets.sh | tee "$log/targets"
+  tools/check-targets.sh --every "$every_half" --offset "$day" | tee "$log/targets"
   add_closing "$log/targets"
   stage "ONNX conformance"
   /usr/bin/python3 test/conformance/run_conformance.py -j "$(nproc)" --every "$every" \
@@ -112,7 +116,7 @@ if [ "$quick" = 0 ]; then
   # -O0: the generated host code only stages buffers and records commands
   # (the kernels are SPIR-V); its build was most of each test's time (-O1:
   # 13% longer). test/Emit/spirv-run.test builds it at -O1 with -Werror.
-  # The half of the tests the CPU run above left out today.
+  # A third of the tests the CPU run above left out today.
   /usr/bin/python3 test/conformance/run_conformance.py -j "$(nproc)" --spirv --opt=-O0 \
     --every "$every" --offset "$(( day + 1 ))" "${CONF_FLAGS[@]}" | tee "$log/conf"
   add_closing "$log/conf"
@@ -139,9 +143,10 @@ if [ "$quick" = 0 ]; then
     --every "$every" --offset "$day" --tractc build-fuzz/bin/tractc | tee "$log/zoo-san"
   add_closing "$log/zoo-san"
   stage "the graph fuzzer's graphs through the ASan + UBSan tractc (compile only)"
-  # The 600 graphs of the stage against ONNX Runtime, half each day (seeds
-  # 1-300 or 301-600; --full: all): 3 minutes at 3 graphs a second.
-  if [ "$every" = 1 ]; then san_seed=1 san_count=600; else san_seed=$(( 1 + 300 * (day % 2) )) san_count=300; fi
+  # The 600 graphs of the stage against ONNX Runtime, a third each day (seeds
+  # 1-200, 201-400 or 401-600; --full: all): 3 graphs a second.
+  san_count=$(( 600 / every ))
+  san_seed=$(( 1 + san_count * (day % every) ))
   /usr/bin/python3 tools/graph-fuzz/graph_fuzz.py --compile-only --tractc build-fuzz/bin/tractc \
     --seed "$san_seed" --count "$san_count" --workdir build/graph-fuzz-san | tee "$log/gfuzz-san"
   add_closing "$log/gfuzz-san"
