@@ -368,9 +368,10 @@ void winograd_block(const float *x, const float *u, const float *bias, float *y,
 } // namespace detail
 
 // y = conv(x, w) + bias, then epi; `u` from transform_weights<M>. With
-// threads: blocks of tiles split over the tasks (scratch_of each) when
-// there are enough of them, else each block's phases are split (few tiles:
-// a small deep layer); then the epilogue over output planes.
+// threads: whole rows of tiles split over the tasks (scratch_of each), each
+// task's epilogue on its own rows, when there are enough of them; else each
+// block's phases are split (few tiles: a small deep layer), then the
+// epilogue over output planes.
 template <int M, class Epi>
 void conv_winograd(const float *x, const float *u, const float *bias, float *y,
                    const ConvParams &p, const Epi &epi, float *scratch,
@@ -382,19 +383,36 @@ void conv_winograd(const float *x, const float *u, const float *bias, float *y,
   const int64_t per_thread = gemm::round_up((total + threads - 1) / threads, kLanes);
   const int64_t nt = gemm::min64(block_tiles<M>(p), per_thread);
   const int64_t blocks = (total + nt - 1) / nt;
-  if (blocks >= threads) {
+  const int64_t planes = p.batch * p.out_channels, plane = p.out_size[0] * p.out_size[1];
+  const int64_t tw = (p.out_size[1] + M - 1) / M, th = (p.out_size[0] + M - 1) / M;
+  const int64_t tile_rows = total / tw; // over all images: image n holds rows n*th ..
+  if (blocks >= threads && tile_rows >= threads) {
+    // Each task takes whole tile rows, its blocks within them, then runs
+    // the epilogue on the output rows it wrote (for every channel): split
+    // by planes, each core read and wrote half of the other's output, which
+    // on a VM whose cores share no cache runs at DRAM speed (ResNet-18's
+    // epilogues: 5 us on one core, 17 us on two).
     run_tasks(par, threads, [&](int64_t task) {
       float *own = par.scratch_of(task, scratch);
-      for (int64_t b = blocks * task / threads; b < blocks * (task + 1) / threads; ++b)
-        detail::winograd_block<M>(x, u, bias, y, p, b * nt, gemm::min64(nt, total - b * nt),
-                                  own, par, 1);
+      const int64_t g0 = tile_rows * task / threads, g1 = tile_rows * (task + 1) / threads;
+      for (int64_t t = g0 * tw; t < g1 * tw; t += nt)
+        detail::winograd_block<M>(x, u, bias, y, p, t, gemm::min64(nt, g1 * tw - t), own, par,
+                                  1);
+      for (int64_t g = g0; g < g1;) {
+        const int64_t n = g / th, end = gemm::min64(g1, (n + 1) * th);
+        const int64_t r0 = (g - n * th) * M, r1 = gemm::min64(p.out_size[0], (end - n * th) * M);
+        for (int64_t c = 0; c < p.out_channels; ++c) {
+          const int64_t at = (n * p.out_channels + c) * plane + r0 * p.out_size[1];
+          epi(y + at, at, gemm::opaque((r1 - r0) * p.out_size[1]));
+        }
+        g = end;
+      }
     });
-  } else {
-    for (int64_t b = 0; b < blocks; ++b)
-      detail::winograd_block<M>(x, u, bias, y, p, b * nt, gemm::min64(nt, total - b * nt),
-                                scratch, par, threads);
+    return;
   }
-  const int64_t planes = p.batch * p.out_channels, plane = p.out_size[0] * p.out_size[1];
+  for (int64_t b = 0; b < blocks; ++b)
+    detail::winograd_block<M>(x, u, bias, y, p, b * nt, gemm::min64(nt, total - b * nt),
+                              scratch, par, threads);
   run_tasks(par, threads, [&](int64_t task) {
     for (int64_t i = planes * task / threads; i < planes * (task + 1) / threads; ++i)
       epi(y + i * plane, i * plane, gemm::opaque(plane));
