@@ -24,23 +24,31 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 
 
-def instrument(src):
+def rewrite_kernel_calls(src, wrap):
+    """src with each kernel call line of PREFIX_run_threads replaced by wrap(n, line) (its
+    lines), n counting the calls from 0; returns (new src, number of calls)."""
     start = src.index("{", src.index("_run_threads(const void *const *inputs")) + 1
     end = src.index("  return 0;\n}", start)
     out, n = [], 0
     for line in src[start:end].split("\n"):
         if re.match(r"\s+k\d+_\w*\(", line):
-            out += ["  { const auto t0 = std::chrono::steady_clock::now();", line,
-                    "    g_kernel_seconds[%d] += std::chrono::duration<double>("
-                    "std::chrono::steady_clock::now() - t0).count(); }" % n]
+            out += wrap(n, line)
             n += 1
         else:
             out.append(line)
+    return src[:start] + "\n".join(out) + src[end:], n
+
+
+def instrument(src):
+    src, n = rewrite_kernel_calls(src, lambda n, line: [
+        "  { const auto t0 = std::chrono::steady_clock::now();", line,
+        "    g_kernel_seconds[%d] += std::chrono::duration<double>("
+        "std::chrono::steady_clock::now() - t0).count(); }" % n])
     header = ("#include <chrono>\n#include <cstdio>\nstatic double g_kernel_seconds[%d];\n"
               "static struct KernelTimesDump { ~KernelTimesDump() { for (int i = 0; i < %d; ++i) "
               "std::fprintf(stderr, \"kernel_seconds %%d %%.9f\\n\", i, g_kernel_seconds[i]); } } "
               "g_kernel_times_dump;\n" % (max(n, 1), n))
-    return header + src[:start] + "\n".join(out) + src[end:]
+    return header + src
 
 
 def main():

@@ -8,6 +8,9 @@
 #pragma once
 
 #include "tract/rt/parallel.h"
+#if defined(TRACT_POOL_TASK_TIMES)
+#include "tract/rt/io/task_times.h" // bench/task_times.py's build only
+#endif
 
 #include <atomic>
 #include <condition_variable>
@@ -45,6 +48,14 @@ public:
 
 private:
   void run(int64_t count, tract_task_fn task, void *ctx) {
+#if defined(TRACT_POOL_TASK_TIMES)
+    times_.begin_job(count);
+    if (times_.in_turn()) {
+      for (int64_t i = 0; i < count; ++i)
+        times_.timed(i, [&] { task(ctx, i); });
+      return;
+    }
+#endif
     uint64_t generation;
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -85,7 +96,11 @@ private:
         task = task_;
         ctx = ctx_;
       }
+#if defined(TRACT_POOL_TASK_TIMES)
+      times_.timed(index, [&] { task(ctx, index); });
+#else
       task(ctx, index);
+#endif
       if (done_.fetch_add(1, std::memory_order_acq_rel) + 1 == count) {
         // Under the lock: the caller checks done_ and starts waiting
         // atomically with respect to this notify.
@@ -124,6 +139,9 @@ private:
   uint64_t generation_ = 0;
   std::atomic<uint64_t> published_{0}; // generation_, readable without the lock
   bool stop_ = false;
+#if defined(TRACT_POOL_TASK_TIMES)
+  TaskTimes times_;
+#endif
 };
 
 } // namespace rt
