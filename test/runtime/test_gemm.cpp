@@ -901,18 +901,22 @@ TEST(ConvLanes, ExpandFusedIntoDepthwiseMatchesTwoConvs) {
     std::vector<int> seen_e(expanded.size(), 0), seen(got.size(), 0);
     const CountingRelu relu_e{&seen_e}, relu{&seen};
     const float *be = c.bias ? e.bias.data() : nullptr, *bdp = c.bias ? bd.data() : nullptr;
-    if (c.in_lanes && c.out_lanes)
-      rt::conv_expand_depthwise<true, true>(x.data(), we.data(), be, wd.data(), bdp, got.data(),
-                                            pe, pd, relu_e, relu, scratch.data());
-    else if (c.in_lanes)
-      rt::conv_expand_depthwise<true, false>(x.data(), we.data(), be, wd.data(), bdp,
-                                             got.data(), pe, pd, relu_e, relu, scratch.data());
-    else if (c.out_lanes)
-      rt::conv_expand_depthwise<false, true>(x.data(), we.data(), be, wd.data(), bdp,
-                                             got.data(), pe, pd, relu_e, relu, scratch.data());
-    else
-      rt::conv_expand_depthwise<false, false>(x.data(), we.data(), be, wd.data(), bdp,
-                                              got.data(), pe, pd, relu_e, relu, scratch.data());
+    auto run = [&](std::vector<float> &out, const CountingRelu &epi_e, const CountingRelu &epi,
+                   float *scr, const rt::Parallel &par) {
+      if (c.in_lanes && c.out_lanes)
+        rt::conv_expand_depthwise<true, true>(x.data(), we.data(), be, wd.data(), bdp,
+                                              out.data(), pe, pd, epi_e, epi, scr, par);
+      else if (c.in_lanes)
+        rt::conv_expand_depthwise<true, false>(x.data(), we.data(), be, wd.data(), bdp,
+                                               out.data(), pe, pd, epi_e, epi, scr, par);
+      else if (c.out_lanes)
+        rt::conv_expand_depthwise<false, true>(x.data(), we.data(), be, wd.data(), bdp,
+                                               out.data(), pe, pd, epi_e, epi, scr, par);
+      else
+        rt::conv_expand_depthwise<false, false>(x.data(), we.data(), be, wd.data(), bdp,
+                                                out.data(), pe, pd, epi_e, epi, scr, par);
+    };
+    run(got, relu_e, relu, scratch.data(), rt::Parallel{});
     SCOPED_TRACE(::testing::Message() << "lanes in " << c.in_lanes << " out " << c.out_lanes
                                       << ": " << c.cin << " -> " << c.c << " at " << c.h << "x"
                                       << c.w << ", " << c.ker << "x" << c.ker << " stride "
@@ -921,6 +925,23 @@ TEST(ConvLanes, ExpandFusedIntoDepthwiseMatchesTwoConvs) {
                  c.cin + c.ker * c.ker, "expand + depthwise");
     EXPECT_TRUE(std::all_of(seen_e.begin(), seen_e.end(), [](int n) { return n == 1; }));
     EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [](int n) { return n == 1; }));
+    // On 2 and 3 threads (bands of rows in every block where the rows allow
+    // 4 per task, else blocks): the same output bit for bit, its epilogue
+    // once per element; the expand's may run twice where two bands meet.
+    const int64_t per = rt::expand_depthwise_scratch_floats(pd);
+    for (int threads : {2, 3}) {
+      SCOPED_TRACE(::testing::Message() << "threads " << threads);
+      rt::ThreadPool pool(threads);
+      std::vector<float> scratch_t(size_t(per * threads), std::nanf(""));
+      const rt::Parallel par{rt::ThreadPool::parallel_for, &pool, threads,
+                             scratch_t.data() + per, per};
+      std::vector<float> got_t(ref.size());
+      std::vector<int> seen_et(expanded.size(), 0), seen_t(got.size(), 0);
+      run(got_t, CountingRelu{&seen_et}, CountingRelu{&seen_t}, scratch_t.data(), par);
+      EXPECT_EQ(got_t, got);
+      EXPECT_EQ(seen_t, seen);
+      EXPECT_TRUE(std::all_of(seen_et.begin(), seen_et.end(), [](int n) { return n >= 1; }));
+    }
   }
   // Fused where the expanded tensor outgrows L2, not where it stays there.
   const auto pays = [](int64_t cin, int64_t c, int64_t hw) {

@@ -106,6 +106,23 @@ void conv_expand_depthwise(const float *x, const float *we, const float *be, con
   const int64_t rows = depthwise_row_count(pd);
   const int64_t tasks =
       par.parallel_for && work >= kMinParallelWork ? min_of(par.threads, rows) : 1;
+  const int64_t oh_n = qd.out[2], segments = rows / oh_n; // (block, image) pairs
+  if (tasks > 1 && oh_n >= 4 * tasks) {
+    // Each task takes the same band of output rows in every block: its
+    // input rows (all channels) and output rows are the band the pixel-split
+    // kernels before and after it use on the same core. Split by blocks,
+    // each task read all of the input and wrote channels the next kernel
+    // reads from both cores; on cores that share no cache that doubled the
+    // kernel's time (bench/task_times.py). Costs the expand of the ring's
+    // rows above each band once more per block.
+    run_tasks(par, tasks, [&](int64_t t) {
+      const int64_t lo = oh_n * t / tasks, hi = oh_n * (t + 1) / tasks;
+      for (int64_t sgm = 0; sgm < segments; ++sgm)
+        conv_depthwise_rows<kOutLanes>(wd, bd, y, pd, stage, epi, par.scratch_of(t, scratch),
+                                       sgm * oh_n + lo, sgm * oh_n + hi);
+    });
+    return;
+  }
   run_tasks(par, tasks, [&](int64_t t) {
     conv_depthwise_rows<kOutLanes>(wd, bd, y, pd, stage, epi, par.scratch_of(t, scratch),
                                    rows * t / tasks, rows * (t + 1) / tasks);
