@@ -113,8 +113,8 @@ void conv_expand_depthwise(const float *x, const float *we, const float *be, con
     // kernels before and after it use on the same core. Split by blocks,
     // each task read all of the input and wrote channels the next kernel
     // reads from both cores; on cores that share no cache that doubled the
-    // kernel's time (bench/task_times.py). Costs the expand of the ring's
-    // rows above each band once more per block.
+    // kernel's time (bench/task_times.py). The one or two input rows where
+    // two bands meet are expanded by both tasks, in every block.
     run_tasks(par, tasks, [&](int64_t t) {
       const int64_t lo = oh_n * t / tasks, hi = oh_n * (t + 1) / tasks;
       for (int64_t sgm = 0; sgm < segments; ++sgm)
