@@ -508,6 +508,15 @@ TEST(ConvLanes, PointwiseIntoOutOfAndBetweenLanesMatchReference) {
       {true, false, {2, 1, 16, 5, 1, {13, 13}, {1, 1}, {1, 1}, {1, 1}, {0, 0}}},
       {true, true, {2, 2, 32, 48, 1, {7, 9}, {1, 1}, {1, 1}, {1, 1}, {0, 0}}},
       {true, true, {2, 1, 16, 16, 1, {13, 13}, {1, 1}, {1, 1}, {1, 1}, {0, 0}}},
+      // Pixels past the last whole register tile, computed for groups of
+      // blocks (conv_lanes.h's tails): 7x7 (one pixel) over 10 and 9
+      // blocks (a whole group, then the rest; the last block partial),
+      // 14x14 out of lanes (four), 11 pixels (three) over 7 blocks, 15.
+      {false, true, {2, 1, 24, 160, 1, {7, 7}, {1, 1}, {1, 1}, {1, 1}, {0, 0}}},
+      {false, true, {2, 2, 8, 112, 1, {1, 11}, {1, 1}, {1, 1}, {1, 1}, {0, 0}}},
+      {true, false, {2, 1, 48, 136, 1, {7, 7}, {1, 1}, {1, 1}, {1, 1}, {0, 0}}},
+      {true, false, {2, 1, 32, 80, 1, {14, 14}, {1, 1}, {1, 1}, {1, 1}, {0, 0}}},
+      {true, true, {2, 1, 32, 112, 1, {3, 5}, {1, 1}, {1, 1}, {1, 1}, {0, 0}}},
   };
   for (const Case &c : cases) {
     const ConvGeom &g = c.g;

@@ -181,7 +181,8 @@ struct StagedTaps { // a k x k conv: kw taps along each staged row, then the nex
 // compile time (1 or 2: constant address offsets), else 0.
 template <int64_t R, int64_t NB, int64_t XS = 0, class Src>
 inline void to_lanes_tile(Src src, int64_t xs_rt, int64_t taps, const float *w,
-                          int64_t wstride, const float *bias, float *y, int64_t ystride) {
+                          int64_t wstride, const float *bias, float *y, int64_t ystride,
+                          const float *prefetch = nullptr) {
   const int64_t xs = XS ? XS : xs_rt;
   lanes_v16 acc[R][NB];
   for (int64_t nb = 0; nb < NB; ++nb) {
@@ -190,6 +191,9 @@ inline void to_lanes_tile(Src src, int64_t xs_rt, int64_t taps, const float *w,
       acc[r][nb] = acc[0][nb];
   }
   for (int64_t t = 0; t < taps; ++t, w += lanes::kLanes, src.next()) {
+    if (prefetch) // into L2 (the current blocks' weights fill L1)
+      for (int64_t nb = 0; nb < NB; ++nb)
+        __builtin_prefetch(prefetch + (t * NB + nb) * lanes::kLanes, 0, 2);
     const float *x = src.get();
     lanes_v16 wv[NB];
     for (int64_t nb = 0; nb < NB; ++nb)
@@ -204,31 +208,41 @@ inline void to_lanes_tile(Src src, int64_t xs_rt, int64_t taps, const float *w,
       std::memcpy(y + nb * ystride + r * lanes::kLanes, &acc[r][nb], sizeof acc[r][nb]);
 }
 
-// R pixels of one output block into `tile` (lane layout): x at the tile's
-// first pixel of input block 0, blocks `xstride` apart; w the output
-// block's packed weights.
-template <int64_t R>
+// R pixels of G output blocks into `tile` (lane layout, block g's pixels
+// at tile + g * R * 16): x at the tile's first pixel of input block 0,
+// blocks `xstride` apart; w the first output block's packed weights, the
+// next ones `wstride` apart; bias G x 16 floats.
+template <int64_t R, int64_t G = 1>
 inline void from_lanes_tile(const float *x, int64_t xstride, int64_t cblocks, const float *w,
-                            const float *bias, float *tile) {
-  lanes_v16 acc[R];
-  std::memcpy(&acc[0], bias, sizeof acc[0]);
-  for (int64_t r = 1; r < R; ++r)
-    acc[r] = acc[0];
+                            int64_t wstride, const float *bias, float *tile,
+                            const float *prefetch = nullptr) {
+  lanes_v16 acc[G][R];
+  for (int64_t g = 0; g < G; ++g) {
+    std::memcpy(&acc[g][0], bias + g * lanes::kLanes, sizeof acc[g][0]);
+    for (int64_t r = 1; r < R; ++r)
+      acc[g][r] = acc[g][0];
+  }
   for (int64_t cb = 0; cb < cblocks; ++cb, x += xstride)
     for (int64_t c = 0; c < lanes::kLanes; ++c, w += lanes::kLanes) {
-      lanes_v16 wv;
-      std::memcpy(&wv, w, sizeof wv);
+      if (prefetch) // into L2 (the current block's weights fill L1)
+        __builtin_prefetch(prefetch + (cb * lanes::kLanes + c) * lanes::kLanes, 0, 2);
+      lanes_v16 wv[G];
+      for (int64_t g = 0; g < G; ++g)
+        std::memcpy(&wv[g], w + g * wstride, sizeof wv[g]);
 #pragma GCC unroll 16
       for (int64_t r = 0; r < R; ++r)
-        acc[r] += x[r * lanes::kLanes + c] * wv;
+        for (int64_t g = 0; g < G; ++g)
+          acc[g][r] += x[r * lanes::kLanes + c] * wv[g];
     }
-  for (int64_t r = 0; r < R; ++r)
-    std::memcpy(tile + r * lanes::kLanes, &acc[r], sizeof acc[r]);
+  for (int64_t g = 0; g < G; ++g)
+    for (int64_t r = 0; r < R; ++r)
+      std::memcpy(tile + (g * R + r) * lanes::kLanes, &acc[g][r], sizeof acc[g][r]);
 }
 #else
 template <int64_t R, int64_t NB, int64_t XS = 0, class Src>
 inline void to_lanes_tile(Src src, int64_t xs, int64_t taps, const float *w,
-                          int64_t wstride, const float *bias, float *y, int64_t ystride) {
+                          int64_t wstride, const float *bias, float *y, int64_t ystride,
+                          const float * = nullptr) {
   for (int64_t nb = 0; nb < NB; ++nb)
     for (int64_t r = 0; r < R; ++r)
       for (int64_t j = 0; j < lanes::kLanes; ++j) {
@@ -240,19 +254,109 @@ inline void to_lanes_tile(Src src, int64_t xs, int64_t taps, const float *w,
       }
 }
 
-template <int64_t R>
+template <int64_t R, int64_t G = 1>
 inline void from_lanes_tile(const float *x, int64_t xstride, int64_t cblocks, const float *w,
-                            const float *bias, float *tile) {
-  for (int64_t r = 0; r < R; ++r)
-    for (int64_t j = 0; j < lanes::kLanes; ++j) {
-      float acc = bias[j];
-      for (int64_t c = 0; c < cblocks * lanes::kLanes; ++c)
-        acc += x[(c / lanes::kLanes) * xstride + r * lanes::kLanes + c % lanes::kLanes] *
-               w[c * lanes::kLanes + j];
-      tile[r * lanes::kLanes + j] = acc;
-    }
+                            int64_t wstride, const float *bias, float *tile,
+                            const float * = nullptr) {
+  for (int64_t g = 0; g < G; ++g)
+    for (int64_t r = 0; r < R; ++r)
+      for (int64_t j = 0; j < lanes::kLanes; ++j) {
+        float acc = bias[g * lanes::kLanes + j];
+        for (int64_t c = 0; c < cblocks * lanes::kLanes; ++c)
+          acc += x[(c / lanes::kLanes) * xstride + r * lanes::kLanes + c % lanes::kLanes] *
+                 w[g * wstride + c * lanes::kLanes + j];
+        tile[(g * R + r) * lanes::kLanes + j] = acc;
+      }
 }
 #endif
+
+// A pixel of one block is a chain of FMAs, each waiting for the one before
+// (4 cycles on Zen and recent Intel cores, with two FMA pipes): a 7 x 7
+// map's last pixel (49 = 6 x 8 + 1) took a tenth of a projection's time.
+// The pixels past a stripe's last whole register tile are computed for
+// several blocks at once instead, about kLanesTailAccumulators independent
+// accumulators per tile. Each output's sum keeps its order (the bias, then
+// the input channels in turn), so outputs do not depend on which pixels
+// fall in a tail (how the stripes were cut for the threads).
+#if defined(__AVX512F__)
+constexpr int64_t kLanesTailAccumulators = 8;
+#elif defined(__AVX__)
+constexpr int64_t kLanesTailAccumulators = 4; // a vector of 16: two ymm registers
+#elif defined(__aarch64__)
+constexpr int64_t kLanesTailAccumulators = 2; // four q registers
+#else
+constexpr int64_t kLanesTailAccumulators = 1;
+#endif
+constexpr int64_t kMaxLanesTailBlocks = 8;
+
+// Blocks per tail tile of n pixels.
+constexpr int64_t lanes_tail_blocks(int64_t n) {
+  return n >= kLanesTailAccumulators ? 1 : (kLanesTailAccumulators + n - 1) / n;
+}
+static_assert(lanes_tail_blocks(1) <= kMaxLanesTailBlocks, "tail tiles' bias and scratch");
+
+// to_lanes tiles of N pixels from pixel i over `blocks` blocks (w, bias, y
+// at the first): G blocks a tile, then G / 2, ... 1.
+template <int64_t N, int64_t G, int64_t XS, class TapsAt>
+inline void to_lanes_tail_tiles(const TapsAt &taps_at, int64_t i, int64_t blocks, int64_t cin,
+                                const float *w, const float *bias, float *y, int64_t plane) {
+  constexpr int64_t L = lanes::kLanes;
+  int64_t k = 0;
+  for (; k + G <= blocks; k += G)
+    to_lanes_tile<N, G, XS>(taps_at(i), XS, cin, w + k * cin * L, cin * L, bias + k * L,
+                            y + k * plane * L + i * L, plane * L);
+  if constexpr (G > 1)
+    if (k < blocks)
+      to_lanes_tail_tiles<N, G / 2, XS>(taps_at, i, blocks - k, cin, w + k * cin * L,
+                                        bias + k * L, y + k * plane * L, plane);
+}
+
+// The n (1 <= n <= N) pixels from pixel i, to_lanes_tail_tiles' way.
+template <int64_t N, int64_t XS, class TapsAt>
+inline void to_lanes_tail(int64_t n, const TapsAt &taps_at, int64_t i, int64_t blocks,
+                          int64_t cin, const float *w, const float *bias, float *y,
+                          int64_t plane) {
+  if constexpr (N > 0) {
+    if (n == N)
+      return to_lanes_tail_tiles<N, lanes_tail_blocks(N), XS>(taps_at, i, blocks, cin, w, bias,
+                                                              y, plane);
+    to_lanes_tail<N - 1, XS>(n, taps_at, i, blocks, cin, w, bias, y, plane);
+  }
+}
+
+// from_lanes tiles of N pixels from pixel i (x: at pixel i of input block
+// 0) over `blocks` blocks (w, bias at the first; weights wstride apart):
+// G blocks a tile, then G / 2, ... 1; each block's N pixels are handed to
+// done(block, its tile) once computed.
+template <int64_t N, int64_t G, class Done>
+inline void from_lanes_tail_tiles(const float *x, int64_t xstride, int64_t cblocks,
+                                  int64_t blocks, const float *w, int64_t wstride,
+                                  const float *bias, float *tile, const Done &done,
+                                  int64_t k = 0) {
+  constexpr int64_t L = lanes::kLanes;
+  for (; k + G <= blocks; k += G) {
+    from_lanes_tile<N, G>(x, xstride, cblocks, w + k * wstride, wstride, bias + k * L, tile);
+    for (int64_t g = 0; g < G; ++g)
+      done(k + g, tile + g * N * L);
+  }
+  if constexpr (G > 1)
+    if (k < blocks)
+      from_lanes_tail_tiles<N, G / 2>(x, xstride, cblocks, blocks, w, wstride, bias, tile, done,
+                                      k);
+}
+
+// The n (1 <= n <= N) pixels from pixel i, from_lanes_tail_tiles' way.
+template <int64_t N, class Done>
+inline void from_lanes_tail(int64_t n, const float *x, int64_t xstride, int64_t cblocks,
+                            int64_t blocks, const float *w, int64_t wstride, const float *bias,
+                            float *tile, const Done &done) {
+  if constexpr (N > 0) {
+    if (n == N)
+      return from_lanes_tail_tiles<N, lanes_tail_blocks(N)>(x, xstride, cblocks, blocks, w,
+                                                            wstride, bias, tile, done);
+    from_lanes_tail<N - 1>(n, x, xstride, cblocks, blocks, w, wstride, bias, tile, done);
+  }
+}
 
 } // namespace detail
 
@@ -271,48 +375,62 @@ void conv_pointwise_to_lanes(const float *x, const float *w, const float *bias, 
   const detail::LanesSplit split =
       detail::lanes_split(par, p.batch * p.out_channels * cin * plane, p.batch, plane, blocks,
                           false);
-  float zero_bias[NB * L] = {};
+  float zero_bias[detail::kMaxLanesTailBlocks * L] = {};
+  static_assert(NB <= detail::kMaxLanesTailBlocks, "zero_bias covers a tile's blocks");
   run_tasks(par, split.tasks, [&](int64_t t) {
     for (int64_t u = split.units * t / split.tasks; u < split.units * (t + 1) / split.tasks;
          ++u) {
       const detail::LanesUnit e = detail::lanes_unit(split, u, plane, blocks);
       const float *xb = x + e.b * cin * plane;
       float *yb = y + e.b * p.out_channels * plane;
-      for (int64_t ob = e.o0; ob < e.o1;) {
-        const int64_t nb = e.o1 - ob >= NB ? NB : 1;
-        const float *wb = w + ob * cin * L;
-        const float *bb = bias ? bias + ob * L : zero_bias;
-        float *yo = yb + ob * plane * L;
-        // Pixel i's input channels: planes apart in NCHW; in lane layout
-        // 16 side by side, pixels 16 floats apart.
-        using Taps = typename std::conditional<kInLanes, detail::LaneTaps,
-                                               detail::ChannelTaps>::type;
-        constexpr int64_t XS = kInLanes ? L : 1;
-        auto taps_at = [&](int64_t i) {
-          if constexpr (kInLanes)
-            return Taps{xb + i * L, 0, plane * L};
-          else
-            return Taps{xb + i, plane};
-        };
-        int64_t i = e.i0;
-        if (nb == NB)
-          for (; i + R <= e.i1; i += R)
-            detail::to_lanes_tile<R, NB, XS>(taps_at(i), XS, cin, wb, cin * L, bb, yo + i * L,
-                                             plane * L);
+      // Pixel i's input channels: planes apart in NCHW; in lane layout
+      // 16 side by side, pixels 16 floats apart.
+      using Taps = typename std::conditional<kInLanes, detail::LaneTaps,
+                                             detail::ChannelTaps>::type;
+      constexpr int64_t XS = kInLanes ? L : 1;
+      auto taps_at = [&](int64_t i) {
+        if constexpr (kInLanes)
+          return Taps{xb + i * L, 0, plane * L};
         else
-          for (; i + R <= e.i1; i += R)
-            detail::to_lanes_tile<R, 1, XS>(taps_at(i), XS, cin, wb, cin * L, bb, yo + i * L,
-                                            plane * L);
-        for (; i < e.i1; ++i)
-          for (int64_t k = 0; k < nb; ++k)
-            detail::to_lanes_tile<1, 1, XS>(taps_at(i), XS, cin, wb + k * cin * L, cin * L,
-                                            bb + k * L, yo + k * plane * L + i * L, plane * L);
+          return Taps{xb + i, plane};
+      };
+      // Whole tiles block by block; the pixels past them (a 7 x 7 map's
+      // last) for a group of blocks at once (detail::lanes_tail_blocks).
+      const int64_t tail = (e.i1 - e.i0) % R, i_tail = e.i1 - tail;
+      const int64_t tail_blocks = tail ? detail::lanes_tail_blocks(tail) : 1;
+      const int64_t group = tail_blocks > NB ? tail_blocks : NB;
+      for (int64_t ob = e.o0; ob < e.o1;) {
+        const int64_t g = e.o1 - ob < group ? e.o1 - ob : group;
+        const float *wg = w + ob * cin * L;
+        const float *bg = bias ? bias + ob * L : zero_bias;
+        float *yg = yb + ob * plane * L;
+        for (int64_t k = 0; k < g;) {
+          const int64_t nb = g - k >= NB ? NB : 1;
+          const float *wb = wg + k * cin * L, *bb = bg + k * L;
+          float *yo = yg + k * plane * L;
+          // The next blocks' weights are fetched during the first tile:
+          // on a 7 x 7 map each weight serves 49 pixels, and without it the
+          // first tile of each block waited on them from DRAM.
+          const float *next = ob + k + nb + NB <= e.o1 ? wb + nb * cin * L : nullptr;
+          if (nb == NB)
+            for (int64_t i = e.i0; i < i_tail; i += R)
+              detail::to_lanes_tile<R, NB, XS>(taps_at(i), XS, cin, wb, cin * L, bb,
+                                               yo + i * L, plane * L,
+                                               i == e.i0 ? next : nullptr);
+          else
+            for (int64_t i = e.i0; i < i_tail; i += R)
+              detail::to_lanes_tile<R, 1, XS>(taps_at(i), XS, cin, wb, cin * L, bb, yo + i * L,
+                                              plane * L);
+          k += nb;
+        }
+        if (tail)
+          detail::to_lanes_tail<R - 1, XS>(tail, taps_at, i_tail, g, cin, wg, bg, yg, plane);
         // The epilogue while these blocks' stripe is in L1.
-        for (int64_t k = 0; k < nb; ++k) {
+        for (int64_t k = 0; k < g; ++k) {
           const int64_t at = ((e.b * blocks + ob + k) * plane + e.i0) * L;
           epi(y + at, at, detail::opaque((e.i1 - e.i0) * L));
         }
-        ob += nb;
+        ob += g;
       }
     }
   });
@@ -488,33 +606,64 @@ void conv_pointwise_from_lanes(const float *x, const float *w, const float *bias
   const detail::LanesSplit split =
       detail::lanes_split(par, p.batch * p.out_channels * cin * plane, p.batch, plane, oblocks,
                           true);
+  static_assert(R <= kMaxFromLanesPixels &&
+                    1 * detail::lanes_tail_blocks(1) <= kMaxFromLanesPixels &&
+                    2 * detail::lanes_tail_blocks(2) <= kMaxFromLanesPixels &&
+                    3 * detail::lanes_tail_blocks(3) <= kMaxFromLanesPixels &&
+                    4 * detail::lanes_tail_blocks(4) <= kMaxFromLanesPixels,
+                "a tile (whole or of the tail) fits from_lanes_scratch_floats");
   run_tasks(par, split.tasks, [&](int64_t t) {
     float *tile = par.scratch_of(t, scratch);
-    float bias_block[L];
+    float bias_blocks[detail::kMaxLanesTailBlocks * L];
     float *rows[L];
     for (int64_t u = split.units * t / split.tasks; u < split.units * (t + 1) / split.tasks;
          ++u) {
       const detail::LanesUnit e = detail::lanes_unit(split, u, plane, oblocks);
       const float *xb = x + e.b * cin * plane;
-      for (int64_t ob = e.o0; ob < e.o1; ++ob) {
-        const int64_t nc = p.out_channels - ob * L < L ? p.out_channels - ob * L : L;
-        for (int64_t j = 0; j < L; ++j) {
-          bias_block[j] = j < nc && bias ? bias[ob * L + j] : 0.0f;
-          rows[j] = j < nc ? y + (e.b * p.out_channels + ob * L + j) * plane : nullptr;
+      // Block ob's 16 output rows into rows, its bias at `to` (zeros past
+      // the output channels; those rows null).
+      auto block_rows = [&](int64_t ob) {
+        for (int64_t j = 0; j < L; ++j)
+          rows[j] = ob * L + j < p.out_channels
+                        ? y + (e.b * p.out_channels + ob * L + j) * plane
+                        : nullptr;
+      };
+      auto block_bias = [&](int64_t ob, float *to) {
+        for (int64_t j = 0; j < L; ++j)
+          to[j] = ob * L + j < p.out_channels && bias ? bias[ob * L + j] : 0.0f;
+      };
+      // Whole tiles block by block; the pixels past them (a 7 x 7 map's
+      // last) for a group of blocks at once (detail::lanes_tail_blocks):
+      // tiles of 4 pixels, then the last 1 to 3.
+      const int64_t tail = (e.i1 - e.i0) % R, i_tail = e.i1 - tail;
+      const int64_t group = tail ? detail::kMaxLanesTailBlocks : 1;
+      for (int64_t o = e.o0; o < e.o1; o += group) {
+        const int64_t g = e.o1 - o < group ? e.o1 - o : group;
+        for (int64_t ob = o; ob < o + g; ++ob) {
+          block_rows(ob);
+          block_bias(ob, bias_blocks);
+          // The next block's weights are fetched during the first tile
+          // (as conv_pointwise_to_lanes does).
+          const float *next = ob + 1 < e.o1 ? w + (ob + 1) * cin * L : nullptr;
+          for (int64_t i = e.i0; i < i_tail; i += R) {
+            detail::from_lanes_tile<R>(xb + i * L, plane * L, cblocks, w + ob * cin * L, 0,
+                                       bias_blocks, tile, i == e.i0 ? next : nullptr);
+            lanes::scatter(tile, R, rows, i);
+          }
         }
-        const float *wb = w + ob * cin * L;
-        int64_t i = e.i0;
-        for (; i + R <= e.i1; i += R) {
-          detail::from_lanes_tile<R>(xb + i * L, plane * L, cblocks, wb, bias_block, tile);
-          lanes::scatter(tile, R, rows, i);
-        }
-        for (; R > 4 && i + 4 <= e.i1; i += 4) {
-          detail::from_lanes_tile<4>(xb + i * L, plane * L, cblocks, wb, bias_block, tile);
-          lanes::scatter(tile, 4, rows, i);
-        }
-        for (; i < e.i1; ++i) {
-          detail::from_lanes_tile<1>(xb + i * L, plane * L, cblocks, wb, bias_block, tile);
-          lanes::scatter(tile, 1, rows, i);
+        if (!tail)
+          continue;
+        for (int64_t k = 0; k < g; ++k)
+          block_bias(o + k, bias_blocks + k * L);
+        for (int64_t i = i_tail; i < e.i1;) {
+          const int64_t n = e.i1 - i >= 4 ? 4 : e.i1 - i;
+          detail::from_lanes_tail<4>(n, xb + i * L, plane * L, cblocks, g, w + o * cin * L,
+                                     cin * L, bias_blocks, tile,
+                                     [&](int64_t k, const float *pixels) {
+                                       block_rows(o + k);
+                                       lanes::scatter(pixels, n, rows, i);
+                                     });
+          i += n;
         }
       }
       const int64_t o1 = e.o1 * L < p.out_channels ? e.o1 * L : p.out_channels;
