@@ -371,10 +371,16 @@ void gemm(int64_t m, int64_t n, int64_t k, const ASrc &a, const BSrc &b,
         };
         // Three whole row panels as two tall tiles of 12 rows per pair of
         // column panels (micro_kernel_tall_pair: B read a third less).
-        auto tall_pairs_at = [&](int64_t ir, int64_t jr) {
+        // (first: the first tiles of these row panels, which fetch the next
+        // three panels' A, when A is packed at compile time and there are
+        // three more in this block.)
+        auto tall_pairs_at = [&](int64_t ir, int64_t jr, bool first_cols) {
           alignas(64) float tile0[kTallRows * NR], tile1[kTallRows * NR];
           const float *a0 = ap.base + (ir / MR) * ap.stride;
           const float *b0 = bp.base + (jr / NR) * bp.stride;
+          const float *next = !ASrc::kPacks && first_cols && ir + 6 * MR <= mb
+                                  ? a0 + 3 * ap.stride
+                                  : nullptr;
           for (int64_t half = 0; half < 2; ++half) {
             const int64_t row0 = ic + ir + half * kTallRows, col0 = jc + jr;
             if (!first)
@@ -384,7 +390,7 @@ void gemm(int64_t m, int64_t n, int64_t k, const ASrc &a, const BSrc &b,
               }
             if (half == 0)
               micro_kernel_tall_pair<0>(kb, a0, a0 + ap.stride, b0, bp.stride, tile0, tile1,
-                                        bp.row_stride);
+                                        bp.row_stride, next, ap.stride);
             else
               micro_kernel_tall_pair<kTallRows - MR>(kb, a0 + ap.stride, a0 + 2 * ap.stride, b0,
                                                      bp.stride, tile0, tile1, bp.row_stride);
@@ -449,7 +455,7 @@ void gemm(int64_t m, int64_t n, int64_t k, const ASrc &a, const BSrc &b,
             if constexpr (kHasTallKernel && !ASrc::kWholeK)
               for (; mb - ir >= 3 * MR; ir += 3 * MR) {
                 for (int64_t jr = j0; jr < pairs; jr += 2 * NR)
-                  tall_pairs_at(ir, jr);
+                  tall_pairs_at(ir, jr, jr == 0);
                 for (int64_t r = ir; r < ir + 3 * MR; r += MR)
                   for (int64_t jr = pairs; jr < j1; jr += NR)
                     tile_at(r, jr);

@@ -121,10 +121,17 @@ inline void micro_kernel_pair(int64_t kb, const float *a, const float *b, int64_
 // L2): 222 -> 237 GFLOP/s, of a 246 peak; B of 1024 columns 190 -> 228.
 constexpr bool kHasTallKernel = true;
 constexpr int64_t kTallRows = 12;
+//
+// `next` (or null): the first of three A panels (`next_stride` apart) that
+// the next tiles will read, fetched into L2 during this one. Weights packed
+// at compile time are read panel after panel, each for the first time by
+// its first tile: with few columns (a Winograd block's 32 tiles, a 7x7
+// map), most tiles are first ones and waited on DRAM.
 template <int kFirstRow>
 inline void micro_kernel_tall_pair(int64_t kb, const float *a0, const float *a1, const float *b,
                                    int64_t bstride, float *tile0, float *tile1,
-                                   int64_t ldb = NR) {
+                                   int64_t ldb = NR, const float *next = nullptr,
+                                   int64_t next_stride = 0) {
   constexpr int kRows0 = MR - kFirstRow, kRows1 = kTallRows - kRows0;
   static_assert(kRows1 > 0 && kRows1 <= MR, "a tall tile spans two row panels");
   __m512 c[kTallRows][2];
@@ -135,6 +142,10 @@ inline void micro_kernel_tall_pair(int64_t kb, const float *a0, const float *a1,
     const __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + bstride);
     _mm_prefetch(reinterpret_cast<const char *>(b + 8 * ldb), _MM_HINT_T0);
     _mm_prefetch(reinterpret_cast<const char *>(b + bstride + 8 * ldb), _MM_HINT_T0);
+    if (next && (p & 1) == 0) // a cache line holds two K steps of a panel
+      for (int q = 0; q < 3; ++q)
+        _mm_prefetch(reinterpret_cast<const char *>(next + q * next_stride + p * MR),
+                     _MM_HINT_T1);
     TRACT_UNROLL(8)
     for (int i = 0; i < kRows0; ++i) {
       const __m512 av = _mm512_set1_ps(a0[kFirstRow + i]);
@@ -316,7 +327,8 @@ constexpr bool kHasTallKernel = false;
 constexpr int64_t kTallRows = 12;
 template <int kFirstRow>
 void micro_kernel_tall_pair(int64_t kb, const float *a0, const float *a1, const float *b,
-                            int64_t bstride, float *tile0, float *tile1, int64_t ldb = NR);
+                            int64_t bstride, float *tile0, float *tile1, int64_t ldb = NR,
+                            const float *next = nullptr, int64_t next_stride = 0);
 #endif
 
 // Rows 0..R-1 of the tile only, for a matrix with fewer rows than a panel
