@@ -371,9 +371,9 @@ void gemm(int64_t m, int64_t n, int64_t k, const ASrc &a, const BSrc &b,
         };
         // Three whole row panels as two tall tiles of 12 rows per pair of
         // column panels (micro_kernel_tall_pair: B read a third less).
-        // (first: the first tiles of these row panels, which fetch the next
-        // three panels' A, when A is packed at compile time and there are
-        // three more in this block.)
+        // (first_cols: the first tiles of these row panels, which fetch the
+        // next three panels' A when A is read where it lies, weights packed
+        // at compile time, and there are three more in this block.)
         auto tall_pairs_at = [&](int64_t ir, int64_t jr, bool first_cols) {
           alignas(64) float tile0[kTallRows * NR], tile1[kTallRows * NR];
           const float *a0 = ap.base + (ir / MR) * ap.stride;
