@@ -309,6 +309,10 @@ TEST(ConvGemm, MatchesReferenceConv) {
       // K 648; 16 pixels, K 576), the whole-K B panel in scratch.
       {2, 1, 72, 24, 1, {4, 4}, {3, 3}, {2, 2}, {1, 1}, {1, 1}},
       {2, 1, 64, 16, 1, {4, 4}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+      // A deep K onto a 7x7 map with a block of all 49 columns larger
+      // than C: K in blocks shallower than KC (ten of 116), the columns
+      // whole (packed_b_block).
+      {2, 1, 128, 160, 1, {14, 14}, {3, 3}, {2, 2}, {1, 1}, {1, 1}},
   };
   for (const ConvGeom &g : cases) {
     const rt::ConvParams p = params(g);
@@ -1117,6 +1121,29 @@ TEST(Parallel, KernelsSplitOverTasksMatchSerial) {
                         gm::NoEpilogue{}, scratch.data());
       EXPECT_EQ(serial, parallel) << d.m << "x" << d.n << "x" << d.k << " threads " << threads;
     }
+    // Weights packed whole-K, B packed per block, two column panels, K over
+    // KC: a task's single panel blocks K as the whole problem does (a task
+    // that took K whole summed in another order, in more scratch than
+    // scratch_floats gave it).
+    {
+      const int64_t m = 8, n = 17, k = 2000;
+      const auto a = random_floats(size_t(m * k), 25), b = random_floats(size_t(k * n), 26);
+      std::vector<float> pa(size_t(gm::packed_a_floats(m, k)));
+      gm::pack_a(a.data(), k, 1, m, k, pa.data());
+      constexpr int64_t kGuard = 64;
+      const int64_t per = gm::scratch_floats(m, n, k, false, true) + kGuard;
+      std::vector<float> scratch(size_t(per * threads), -7.0f);
+      rt::Parallel par{rt::ThreadPool::parallel_for, &pool, threads, scratch.data() + per, per};
+      std::vector<float> serial(size_t(m * n)), parallel(serial.size());
+      gm::gemm(m, n, k, gm::PackedA{pa.data(), k}, gm::StridedB{b.data(), n, 1}, serial.data(),
+               n, 0, nullptr, gm::NoEpilogue{}, scratch.data());
+      gm::gemm_parallel(par, m, n, k, gm::PackedA{pa.data(), k}, gm::StridedB{b.data(), n, 1},
+                        parallel.data(), n, 0, nullptr, gm::NoEpilogue{}, scratch.data());
+      EXPECT_EQ(serial, parallel) << "packed A, 17 columns, threads " << threads;
+      for (int64_t t = 0; t < threads; ++t)
+        for (int64_t i = per - kGuard; i < per; ++i)
+          ASSERT_EQ(scratch[size_t(t * per + i)], -7.0f) << "task " << t << " overran its scratch";
+    }
     // A 3x3 conv (im2col views start mid-image) and a depthwise conv.
     // (Big enough to be split: see kMinParallelWork.)
     const rt::ConvParams conv = params({2, 2, 16, 24, 1, {40, 38}, {3, 3}, {1, 1}, {1, 1}, {1, 1}});
@@ -1127,7 +1154,10 @@ TEST(Parallel, KernelsSplitOverTasksMatchSerial) {
     // channels: a partial block).
     const rt::ConvParams dw = params({2, 2, 32, 32, 32, {64, 62}, {3, 3}, {2, 2}, {1, 1}, {1, 1}});
     const rt::ConvParams dw40 = params({2, 1, 40, 40, 40, {50, 47}, {3, 3}, {1, 1}, {1, 1}, {1, 1}});
-    for (const rt::ConvParams &p : {conv, conv_short, dw, dw40}) {
+    // Deep K onto 7x7, split by rows: each task blocks K as the serial call.
+    const rt::ConvParams conv_deep =
+        params({2, 1, 128, 160, 1, {14, 14}, {3, 3}, {2, 2}, {1, 1}, {1, 1}});
+    for (const rt::ConvParams &p : {conv, conv_short, conv_deep, dw, dw40}) {
       const bool depthwise = rt::conv_is_depthwise(p);
       const int64_t k = p.in_channels / p.groups * 9;
       const auto x = random_floats(size_t(p.batch * p.in_channels * p.in_size[0] * p.in_size[1]), 23);

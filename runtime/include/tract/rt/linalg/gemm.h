@@ -44,19 +44,36 @@ constexpr int64_t max64(int64_t a, int64_t b) { return a < b ? b : a; }
 constexpr int64_t packed_a_floats(int64_t m, int64_t k) { return panels(m, MR) * k * MR; }
 constexpr int64_t packed_b_floats(int64_t k, int64_t n) { return panels(n, NR) * k * NR; }
 
-// Columns per B block: NC, but never so many that the packed B block
-// (kb x nc) outgrows C itself (m x n), so a small layer's scratch stays
-// within its own output's size (the arena of a microcontroller build is
-// the graph's, not the GEMM's). At least one panel.
-constexpr int64_t block_cols(int64_t m, int64_t n, int64_t k) {
-  const int64_t kb = k < 1 ? 1 : min64(k, KC);
-  const int64_t fit = (m * n / kb) / NR * NR;
-  return min64(round_up(min64(n, NC), NR), fit < NR ? NR : fit);
+// The depth of gemm()'s K blocks: k split into equal blocks of at most
+// `most` (576 = 288 + 288, not 512 + 64: a short last block runs short
+// kernels and reads all of C back for little).
+constexpr int64_t even_k_block(int64_t k, int64_t most = KC) {
+  return k <= most ? max64(k, 1) : (k + panels(k, most) - 1) / panels(k, most);
 }
 
-// The depth of gemm()'s K blocks: k split into equal blocks of at most KC.
-constexpr int64_t even_k_block(int64_t k) {
-  return k <= KC ? max64(k, 1) : (k + panels(k, KC) - 1) / panels(k, KC);
+// The shallowest K block a B block packed per block is cut to before it
+// loses columns instead.
+constexpr int64_t kMinPackedDepth = 64;
+
+// The K depth and the columns of the B blocks a source packs into scratch.
+// A packed block (depth x cols) never outgrows C itself (m x n), so a small
+// layer's scratch stays within its own output's size (the arena of a
+// microcontroller build is the graph's, not the GEMM's): the K blocks get
+// shallower first, down to kMinPackedDepth, and only then the block loses
+// columns. Columns cost more: A streams once per column block, and a block
+// of one panel has no pair or tall kernel (ResNet-18's 3x3 stride-2 conv of
+// 256 -> 512 channels onto 7x7, K 2304, the 256 rows one of two threads
+// takes: 16-column blocks 515-545 us, all 49 columns in K blocks of 192
+// 449-458; the conv in the model at two threads 0.73-0.85 -> 0.54-0.66 ms,
+// Zen 5). (`n`: the problem's columns, which also decide streams_whole_k.)
+struct BlockShape {
+  int64_t depth = 0, cols = 0, n = 0;
+};
+constexpr BlockShape packed_b_block(int64_t m, int64_t n, int64_t k) {
+  const int64_t all = round_up(min64(n, NC), NR), c_floats = m * n;
+  const int64_t depth = even_k_block(k, max64(kMinPackedDepth, min64(KC, c_floats / all)));
+  const int64_t fit = c_floats / depth / NR * NR;
+  return {depth, min64(all, fit < NR ? NR : fit), n};
 }
 
 // Floats between the B panels a source packs per block (kb rows each): an
@@ -83,9 +100,11 @@ constexpr bool streams_whole_k(bool a_packs_per_block, int64_t n) {
 // Scratch floats gemm() needs for the sources that pack per block.
 constexpr int64_t scratch_floats(int64_t m, int64_t n, int64_t k, bool packs_a,
                                  bool packs_b) {
-  const int64_t kb = streams_whole_k(packs_a, n) ? max64(k, 1) : min64(k, KC);
+  const BlockShape b = packed_b_block(m, n, k);
+  const int64_t kb = streams_whole_k(packs_a, n) ? max64(k, 1)
+                                                  : (packs_b ? b.depth : even_k_block(k));
   return (packs_a ? kb * round_up(min64(m, MC), MR) : 0) +
-         (packs_b ? panels(block_cols(m, n, k), NR) * packed_panel_stride(kb) : 0);
+         (packs_b ? panels(b.cols, NR) * packed_panel_stride(kb) : 0);
 }
 
 // A(i, p) = a[i * rs + p * cs] into whole-K MR panels (dst: packed_a_floats).
@@ -274,25 +293,27 @@ inline void finish_tile(float *tile, int64_t rows, int64_t cols_rt, float *c,
 constexpr int64_t kFewRowPanels = 4;
 
 // C (row stride ldc) = A * B + row_bias, then epi. `scratch` holds
-// scratch_floats(m, n, k, ASrc::kPacks, BSrc::kPacks) floats.
+// scratch_floats(m, n, k, ASrc::kPacks, BSrc::kPacks) floats, or, with
+// `blocks` given, those of the problem `blocks` was computed for (a task's
+// share of gemm_parallel's problem blocks as the whole problem does).
 template <class ASrc, class BSrc, class Epi>
 void gemm(int64_t m, int64_t n, int64_t k, const ASrc &a, const BSrc &b,
           float *c, int64_t ldc, int64_t c_index0, const float *row_bias,
-          const Epi &epi, float *scratch) {
+          const Epi &epi, float *scratch, BlockShape blocks = BlockShape{}) {
   if (m <= 0 || n <= 0)
     return;
+  if (blocks.depth == 0)
+    blocks = packed_b_block(m, n, k);
   // A prepacked B needs no column blocks: one pass over all of it per A
   // block packs A once (not once per block of columns). B read in place is
   // taken NC columns at a time, so each block stays in cache while all the
   // row panels sweep it.
   const int64_t all = round_up(n, NR);
-  const int64_t nc =
-      BSrc::kPacks ? block_cols(m, n, k) : (BSrc::kBlockCols ? min64(all, NC) : all);
-  // K blocks of equal depth, at most KC (576 = 288 + 288, not 512 + 64: a
-  // short last block runs short kernels and reads all of C back for little),
+  const int64_t nc = BSrc::kPacks ? blocks.cols : (BSrc::kBlockCols ? min64(all, NC) : all);
+  // K blocks of equal depth (even_k_block; packed_b_block's when B packs),
   // or K whole (streams_whole_k).
-  const bool whole_k = ASrc::kWholeK || streams_whole_k(ASrc::kPacks, n);
-  const int64_t kcb = whole_k ? max64(k, 1) : even_k_block(k);
+  const bool whole_k = ASrc::kWholeK || streams_whole_k(ASrc::kPacks, blocks.n);
+  const int64_t kcb = whole_k ? max64(k, 1) : (BSrc::kPacks ? blocks.depth : even_k_block(k));
   float *b_scratch = scratch;
   float *a_scratch = scratch + (BSrc::kPacks ? panels(nc, NR) * packed_panel_stride(kcb) : 0);
   alignas(64) float tile[MR * NR];
@@ -482,7 +503,8 @@ void gemm(int64_t m, int64_t n, int64_t k, const ASrc &a, const BSrc &b,
 // one is cut (by columns, each task packs only its own B). A 1x1 conv on a
 // 7x7 map with 1280 x 320 weights was cut into 32 + 17 columns: both cores
 // streamed all 1.6 MB of weights, one of them twice as long as the other.
-// Task t uses par.scratch_of(t, scratch), each sized for the whole problem.
+// Task t uses par.scratch_of(t, scratch), each sized for the whole problem,
+// and blocks its share as the whole problem would (the K blocks as deep).
 template <class ASrc, class BSrc, class Epi>
 void gemm_parallel(const Parallel &par, int64_t m, int64_t n, int64_t k, const ASrc &a,
                    const BSrc &b, float *c, int64_t ldc, int64_t c_index0,
@@ -493,13 +515,14 @@ void gemm_parallel(const Parallel &par, int64_t m, int64_t n, int64_t k, const A
     gemm(m, n, k, a, b, c, ldc, c_index0, row_bias, epi, scratch);
     return;
   }
+  const BlockShape blocks = packed_b_block(m, n, k);
   if (row_panels < 2 || (col_panels >= 2 && n >= m)) {
     const int64_t tasks = min64(par.threads, col_panels);
     run_tasks(par, tasks, [&](int64_t t) {
       const int64_t j0 = col_panels * t / tasks * NR;
       const int64_t j1 = min64(n, col_panels * (t + 1) / tasks * NR);
       gemm(m, j1 - j0, k, a, b.cols_from(j0), c + j0, ldc, c_index0 + j0, row_bias, epi,
-           par.scratch_of(t, scratch));
+           par.scratch_of(t, scratch), blocks);
     });
     return;
   }
@@ -508,7 +531,7 @@ void gemm_parallel(const Parallel &par, int64_t m, int64_t n, int64_t k, const A
     const int64_t i0 = row_panels * t / tasks * MR;
     const int64_t i1 = min64(m, row_panels * (t + 1) / tasks * MR);
     gemm(i1 - i0, n, k, a.rows_from(i0), b, c + i0 * ldc, ldc, c_index0 + i0 * ldc,
-         row_bias ? row_bias + i0 : nullptr, epi, par.scratch_of(t, scratch));
+         row_bias ? row_bias + i0 : nullptr, epi, par.scratch_of(t, scratch), blocks);
   });
 }
 
