@@ -309,9 +309,9 @@ TEST(ConvGemm, MatchesReferenceConv) {
       // K 648; 16 pixels, K 576), the whole-K B panel in scratch.
       {2, 1, 72, 24, 1, {4, 4}, {3, 3}, {2, 2}, {1, 1}, {1, 1}},
       {2, 1, 64, 16, 1, {4, 4}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
-      // A deep K onto a 7x7 map with a block of all 49 columns larger
-      // than C: K in blocks shallower than KC (ten of 116), the columns
-      // whole (packed_b_block).
+      // A deep K onto a 7x7 map, where a block of all 49 columns as deep
+      // as KC would outgrow C: K in six blocks of 192, then the columns in
+      // blocks of 32 (packed_b_block).
       {2, 1, 128, 160, 1, {14, 14}, {3, 3}, {2, 2}, {1, 1}, {1, 1}},
   };
   for (const ConvGeom &g : cases) {

@@ -52,20 +52,24 @@ constexpr int64_t even_k_block(int64_t k, int64_t most = KC) {
 }
 
 // The shallowest K block a B block packed per block is cut to before it
-// loses columns instead.
-constexpr int64_t kMinPackedDepth = 64;
+// loses columns instead: shallower blocks cost more in passes over C than
+// they save (SqueezeNet 1.0's 16 -> 64 channel 3x3 conv on 14x14, K 144,
+// in blocks of 48: 1.33x the time of 144 deep by 80 columns; 192 deep:
+// 1.00x).
+constexpr int64_t kMinPackedDepth = 192;
 
 // The K depth and the columns of the B blocks a source packs into scratch.
 // A packed block (depth x cols) never outgrows C itself (m x n), so a small
 // layer's scratch stays within its own output's size (the arena of a
 // microcontroller build is the graph's, not the GEMM's): the K blocks get
 // shallower first, down to kMinPackedDepth, and only then the block loses
-// columns. Columns cost more: A streams once per column block, and a block
-// of one panel has no pair or tall kernel (ResNet-18's 3x3 stride-2 conv of
-// 256 -> 512 channels onto 7x7, K 2304, the 256 rows one of two threads
-// takes: 16-column blocks 515-545 us, all 49 columns in K blocks of 192
-// 449-458; the conv in the model at two threads 0.73-0.85 -> 0.54-0.66 ms,
-// Zen 5). (`n`: the problem's columns, which also decide streams_whole_k.)
+// columns. Columns cost more on deep layers: A streams once per column
+// block, and a block of one panel has no pair or tall kernel (ResNet-18's
+// 3x3 stride-2 conv of 256 -> 512 channels onto 7x7, K 2304, the 256 rows
+// one of two threads takes: 16-column blocks 527-591 us, all 49 columns in
+// K blocks of 192 424-521, runs alternating; the conv in the model at two
+// threads 0.73-0.85 -> 0.54-0.66 ms; Zen 5). (`n`: the problem's columns,
+// which also decide streams_whole_k.)
 struct BlockShape {
   int64_t depth = 0, cols = 0, n = 0;
 };
