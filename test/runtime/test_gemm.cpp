@@ -553,12 +553,20 @@ TEST(ConvLanes, PointwiseIntoOutOfAndBetweenLanesMatchReference) {
 // A first conv (few input channels, k x k) into lane layout: MobileNet's
 // 3x3 stride-2 stem, a KWS-style 10x4 kernel with unequal strides and
 // asymmetric padding, dilation, batch 2, rows not a multiple of the tile.
+// (Its output into NCHW too: conv_by_taps.)
 TEST(ConvLanes, FirstConvIntoLanesMatchesReference) {
   const ConvGeom cases[] = {
       {2, 1, 3, 32, 1, {40, 37}, {3, 3}, {2, 2}, {1, 1}, {1, 1}},
       {2, 2, 1, 16, 1, {49, 10}, {10, 4}, {2, 1}, {1, 1}, {5, 1}},
       {2, 1, 2, 48, 1, {12, 21}, {3, 3}, {1, 1}, {2, 2}, {2, 2}},
       {2, 1, 3, 32, 1, {30, 41}, {7, 7}, {2, 2}, {1, 1}, {3, 3}}, // ResNet's stem
+      // Rows' last pixels over groups of blocks: SqueezeNet 1.0's stem at
+      // 64 x 64 (rows of 29 = 3 x 8 + 5, six blocks), rows of 17 over ten
+      // blocks (a last pixel in tiles of 8 blocks, then 2), and a stride
+      // of 3, whose last pixels go block by block.
+      {2, 1, 3, 96, 1, {64, 64}, {7, 7}, {2, 2}, {1, 1}, {0, 0}},
+      {2, 1, 3, 160, 1, {9, 34}, {3, 3}, {2, 2}, {1, 1}, {1, 1}},
+      {2, 1, 3, 32, 1, {20, 29}, {3, 3}, {3, 3}, {1, 1}, {1, 1}},
   };
   for (const ConvGeom &g : cases) {
     const rt::ConvParams p = params(g);

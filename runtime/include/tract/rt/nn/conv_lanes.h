@@ -484,10 +484,19 @@ inline int64_t conv_to_lanes_scratch_floats(const ConvParams &p) {
 constexpr int64_t kMaxToLanesBlocks = 2;
 static_assert(kToLanesBlocks <= kMaxToLanesBlocks, "scratch for the widest tile");
 
+// Widest register tile's pixels (AVX-512's); the others' divide it.
+constexpr int64_t kMaxToLanesPixels = 8;
+static_assert(kMaxToLanesPixels % kToLanesPixels == 0, "rows of whole tiles on every target");
+
 // Scratch floats per task of conv_to_lanes<false>: the staged rows and one
-// output row of a tile's blocks in lane layout, transposed from there.
+// output row of a group of blocks in lane layout, transposed from there: a
+// tile's blocks, or, where a row ends in a partial tile on some target, a
+// group of blocks its last pixels take at once (conv_to_lanes).
+static_assert(kMaxToLanesBlocks <= detail::kMaxLanesTailBlocks, "a tail's group is the widest");
 inline int64_t conv_by_taps_scratch_floats(const ConvParams &p) {
-  return conv_to_lanes_scratch_floats(p) + kMaxToLanesBlocks * lanes::kLanes * p.out_size[1];
+  const int64_t blocks =
+      p.out_size[1] % kMaxToLanesPixels ? detail::kMaxLanesTailBlocks : kMaxToLanesBlocks;
+  return conv_to_lanes_scratch_floats(p) + blocks * lanes::kLanes * p.out_size[1];
 }
 
 // y = conv(x (NCHW), w) + bias, then epi, in lane layout when kOutLanes
@@ -516,7 +525,8 @@ void conv_to_lanes(const float *x, const float *w, const float *bias, float *y,
   const int64_t tasks =
       par.parallel_for && work >= kMinParallelWork ? (par.threads < units ? par.threads : units)
                                                    : 1;
-  float zero_bias[NB * L] = {};
+  float zero_bias[detail::kMaxLanesTailBlocks * L] = {};
+  static_assert(NB <= detail::kMaxLanesTailBlocks, "zero_bias covers a tile's blocks");
   run_tasks(par, tasks, [&](int64_t t) {
     float *staged = par.scratch_of(t, scratch);
     float *row_tile = staged + g.rows * g.row_w; // (NCHW output only)
@@ -547,33 +557,54 @@ void conv_to_lanes(const float *x, const float *w, const float *bias, float *y,
       // Where the tile's blocks go: the output (lane layout), or one row of
       // each block in row_tile (then transposed into the planes).
       const int64_t ystride = kOutLanes ? oplane * L : ow_n * L;
+      // The row's pixels past its last whole tile: with a stride known at
+      // compile time, for a group of blocks at once (detail::
+      // lanes_tail_blocks: SqueezeNet 1.0's 7x7 stem at 64 x 64 has rows of
+      // 29 = 3 x 8 + 5 pixels), else a tile of 2 pixels, then single pixels,
+      // each block on its own (a KWS row of 10 is 8 + 2).
+      const int64_t tail = ow_n % R, whole_end = ow_n - tail;
+      const bool grouped_tail = tail > 0 && (sw == 1 || sw == 2);
+      const int64_t group =
+          grouped_tail && detail::lanes_tail_blocks(tail) > NB ? detail::lanes_tail_blocks(tail)
+                                                               : NB;
       for (int64_t ob = 0; ob < blocks;) {
-        const int64_t nb = blocks - ob >= NB ? NB : 1;
-        const float *wb = w + ob * taps * L;
-        const float *bb = bias ? bias + ob * L : zero_bias;
-        float *yo = kOutLanes ? yb + ob * oplane * L : row_tile;
-        int64_t ow = 0;
-        for (; ow + R <= ow_n; ow += R)
-          if (nb == NB && sw == 2) // a stem's usual stride: constant offsets
-            detail::to_lanes_tile<R, NB, 2>(taps_at(ow), sw, taps, wb, taps * L, bb,
-                                            yo + ow * L, ystride);
-          else if (nb == NB)
-            detail::to_lanes_tile<R, NB>(taps_at(ow), sw, taps, wb, taps * L, bb, yo + ow * L,
-                                         ystride);
-          else
-            detail::to_lanes_tile<R, 1>(taps_at(ow), sw, taps, wb, taps * L, bb, yo + ow * L,
-                                        ystride);
-        // The row's last pixels: one tile of 2 (a KWS row of 10 is 8 + 2),
-        // then single pixels, each block on its own.
-        for (; ow + 2 <= ow_n && R > 2; ow += 2)
-          for (int64_t k = 0; k < nb; ++k)
-            detail::to_lanes_tile<2, 1>(taps_at(ow), sw, taps, wb + k * taps * L, taps * L,
-                                        bb + k * L, yo + k * ystride + ow * L, ystride);
-        for (; ow < ow_n; ++ow)
-          for (int64_t k = 0; k < nb; ++k)
-            detail::to_lanes_tile<1, 1>(taps_at(ow), sw, taps, wb + k * taps * L, taps * L,
-                                        bb + k * L, yo + k * ystride + ow * L, ystride);
-        for (int64_t k = 0; k < nb; ++k) {
+        const int64_t gb = blocks - ob < group ? blocks - ob : group;
+        const float *wg = w + ob * taps * L;
+        const float *bg = bias ? bias + ob * L : zero_bias;
+        float *yg = kOutLanes ? yb + ob * oplane * L : row_tile;
+        for (int64_t k = 0; k < gb;) {
+          const int64_t nb = gb - k >= NB ? NB : 1;
+          const float *wb = wg + k * taps * L, *bb = bg + k * L;
+          float *yo = yg + k * ystride;
+          for (int64_t ow = 0; ow < whole_end; ow += R)
+            if (nb == NB && sw == 2) // a stem's usual stride: constant offsets
+              detail::to_lanes_tile<R, NB, 2>(taps_at(ow), sw, taps, wb, taps * L, bb,
+                                              yo + ow * L, ystride);
+            else if (nb == NB)
+              detail::to_lanes_tile<R, NB>(taps_at(ow), sw, taps, wb, taps * L, bb,
+                                           yo + ow * L, ystride);
+            else
+              detail::to_lanes_tile<R, 1>(taps_at(ow), sw, taps, wb, taps * L, bb,
+                                          yo + ow * L, ystride);
+          if (!grouped_tail) {
+            int64_t ow = whole_end;
+            for (; ow + 2 <= ow_n && R > 2; ow += 2)
+              for (int64_t j = 0; j < nb; ++j)
+                detail::to_lanes_tile<2, 1>(taps_at(ow), sw, taps, wb + j * taps * L, taps * L,
+                                            bb + j * L, yo + j * ystride + ow * L, ystride);
+            for (; ow < ow_n; ++ow)
+              for (int64_t j = 0; j < nb; ++j)
+                detail::to_lanes_tile<1, 1>(taps_at(ow), sw, taps, wb + j * taps * L, taps * L,
+                                            bb + j * L, yo + j * ystride + ow * L, ystride);
+          }
+          k += nb;
+        }
+        const int64_t tplane = kOutLanes ? oplane : ow_n; // pixels between blocks
+        if (grouped_tail && sw == 2)
+          detail::to_lanes_tail<R - 1, 2>(tail, taps_at, whole_end, gb, taps, wg, bg, yg, tplane);
+        else if (grouped_tail)
+          detail::to_lanes_tail<R - 1, 1>(tail, taps_at, whole_end, gb, taps, wg, bg, yg, tplane);
+        for (int64_t k = 0; k < gb; ++k) {
           if constexpr (kOutLanes) {
             const int64_t at = ((b * blocks + ob + k) * oplane + oh * ow_n) * L;
             epi(y + at, at, detail::opaque(ow_n * L));
@@ -586,7 +617,7 @@ void conv_to_lanes(const float *x, const float *w, const float *bias, float *y,
               epi(planes[j], c0 + j * oplane, detail::opaque(ow_n));
           }
         }
-        ob += nb;
+        ob += gb;
       }
     }
   });
