@@ -563,7 +563,7 @@ TEST(ConvLanes, FirstConvIntoLanesMatchesReference) {
       // Rows' last pixels over groups of blocks: SqueezeNet 1.0's stem at
       // 64 x 64 (rows of 29 = 3 x 8 + 5, six blocks), rows of 17 over ten
       // blocks (a last pixel in tiles of 8 blocks, then 2), and a stride
-      // of 3, whose last pixels go block by block.
+      // of 3 (a pixel step known only at run time).
       {2, 1, 3, 96, 1, {64, 64}, {7, 7}, {2, 2}, {1, 1}, {0, 0}},
       {2, 1, 3, 160, 1, {9, 34}, {3, 3}, {2, 2}, {1, 1}, {1, 1}},
       {2, 1, 3, 32, 1, {20, 29}, {3, 3}, {3, 3}, {1, 1}, {1, 1}},

@@ -296,31 +296,33 @@ constexpr int64_t lanes_tail_blocks(int64_t n) {
 static_assert(lanes_tail_blocks(1) <= kMaxLanesTailBlocks, "tail tiles' bias and scratch");
 
 // to_lanes tiles of N pixels from pixel i over `blocks` blocks (w, bias, y
-// at the first): G blocks a tile, then G / 2, ... 1.
+// at the first): G blocks a tile, then G / 2, ... 1. Pixels xs floats
+// apart in the taps (XS: xs when known at compile time, else 0).
 template <int64_t N, int64_t G, int64_t XS, class TapsAt>
-inline void to_lanes_tail_tiles(const TapsAt &taps_at, int64_t i, int64_t blocks, int64_t cin,
-                                const float *w, const float *bias, float *y, int64_t plane) {
+inline void to_lanes_tail_tiles(const TapsAt &taps_at, int64_t xs, int64_t i, int64_t blocks,
+                                int64_t cin, const float *w, const float *bias, float *y,
+                                int64_t plane) {
   constexpr int64_t L = lanes::kLanes;
   int64_t k = 0;
   for (; k + G <= blocks; k += G)
-    to_lanes_tile<N, G, XS>(taps_at(i), XS, cin, w + k * cin * L, cin * L, bias + k * L,
+    to_lanes_tile<N, G, XS>(taps_at(i), xs, cin, w + k * cin * L, cin * L, bias + k * L,
                             y + k * plane * L + i * L, plane * L);
   if constexpr (G > 1)
     if (k < blocks)
-      to_lanes_tail_tiles<N, G / 2, XS>(taps_at, i, blocks - k, cin, w + k * cin * L,
+      to_lanes_tail_tiles<N, G / 2, XS>(taps_at, xs, i, blocks - k, cin, w + k * cin * L,
                                         bias + k * L, y + k * plane * L, plane);
 }
 
 // The n (1 <= n <= N) pixels from pixel i, to_lanes_tail_tiles' way.
 template <int64_t N, int64_t XS, class TapsAt>
-inline void to_lanes_tail(int64_t n, const TapsAt &taps_at, int64_t i, int64_t blocks,
-                          int64_t cin, const float *w, const float *bias, float *y,
-                          int64_t plane) {
+inline void to_lanes_tail(int64_t n, const TapsAt &taps_at, int64_t xs, int64_t i,
+                          int64_t blocks, int64_t cin, const float *w, const float *bias,
+                          float *y, int64_t plane) {
   if constexpr (N > 0) {
     if (n == N)
-      return to_lanes_tail_tiles<N, lanes_tail_blocks(N), XS>(taps_at, i, blocks, cin, w, bias,
-                                                              y, plane);
-    to_lanes_tail<N - 1, XS>(n, taps_at, i, blocks, cin, w, bias, y, plane);
+      return to_lanes_tail_tiles<N, lanes_tail_blocks(N), XS>(taps_at, xs, i, blocks, cin, w,
+                                                              bias, y, plane);
+    to_lanes_tail<N - 1, XS>(n, taps_at, xs, i, blocks, cin, w, bias, y, plane);
   }
 }
 
@@ -424,7 +426,7 @@ void conv_pointwise_to_lanes(const float *x, const float *w, const float *bias, 
           k += nb;
         }
         if (tail)
-          detail::to_lanes_tail<R - 1, XS>(tail, taps_at, i_tail, g, cin, wg, bg, yg, plane);
+          detail::to_lanes_tail<R - 1, XS>(tail, taps_at, XS, i_tail, g, cin, wg, bg, yg, plane);
         // The epilogue while these blocks' stripe is in L1.
         for (int64_t k = 0; k < g; ++k) {
           const int64_t at = ((e.b * blocks + ob + k) * plane + e.i0) * L;
@@ -557,16 +559,12 @@ void conv_to_lanes(const float *x, const float *w, const float *bias, float *y,
       // Where the tile's blocks go: the output (lane layout), or one row of
       // each block in row_tile (then transposed into the planes).
       const int64_t ystride = kOutLanes ? oplane * L : ow_n * L;
-      // The row's pixels past its last whole tile: with a stride known at
-      // compile time, for a group of blocks at once (detail::
-      // lanes_tail_blocks: SqueezeNet 1.0's 7x7 stem at 64 x 64 has rows of
-      // 29 = 3 x 8 + 5 pixels), else a tile of 2 pixels, then single pixels,
-      // each block on its own (a KWS row of 10 is 8 + 2).
+      // The row's pixels past its last whole tile, for a group of blocks at
+      // once (detail::lanes_tail_blocks: SqueezeNet 1.0's 7x7 stem at
+      // 64 x 64 has rows of 29 = 3 x 8 + 5 pixels, a KWS row of 10 is 8 + 2).
       const int64_t tail = ow_n % R, whole_end = ow_n - tail;
-      const bool grouped_tail = tail > 0 && (sw == 1 || sw == 2);
       const int64_t group =
-          grouped_tail && detail::lanes_tail_blocks(tail) > NB ? detail::lanes_tail_blocks(tail)
-                                                               : NB;
+          tail && detail::lanes_tail_blocks(tail) > NB ? detail::lanes_tail_blocks(tail) : NB;
       for (int64_t ob = 0; ob < blocks;) {
         const int64_t gb = blocks - ob < group ? blocks - ob : group;
         const float *wg = w + ob * taps * L;
@@ -586,24 +584,15 @@ void conv_to_lanes(const float *x, const float *w, const float *bias, float *y,
             else
               detail::to_lanes_tile<R, 1>(taps_at(ow), sw, taps, wb, taps * L, bb,
                                           yo + ow * L, ystride);
-          if (!grouped_tail) {
-            int64_t ow = whole_end;
-            for (; ow + 2 <= ow_n && R > 2; ow += 2)
-              for (int64_t j = 0; j < nb; ++j)
-                detail::to_lanes_tile<2, 1>(taps_at(ow), sw, taps, wb + j * taps * L, taps * L,
-                                            bb + j * L, yo + j * ystride + ow * L, ystride);
-            for (; ow < ow_n; ++ow)
-              for (int64_t j = 0; j < nb; ++j)
-                detail::to_lanes_tile<1, 1>(taps_at(ow), sw, taps, wb + j * taps * L, taps * L,
-                                            bb + j * L, yo + j * ystride + ow * L, ystride);
-          }
           k += nb;
         }
         const int64_t tplane = kOutLanes ? oplane : ow_n; // pixels between blocks
-        if (grouped_tail && sw == 2)
-          detail::to_lanes_tail<R - 1, 2>(tail, taps_at, whole_end, gb, taps, wg, bg, yg, tplane);
-        else if (grouped_tail)
-          detail::to_lanes_tail<R - 1, 1>(tail, taps_at, whole_end, gb, taps, wg, bg, yg, tplane);
+        if (tail && sw == 2) // constant offsets, as for the whole tiles
+          detail::to_lanes_tail<R - 1, 2>(tail, taps_at, sw, whole_end, gb, taps, wg, bg, yg,
+                                          tplane);
+        else if (tail)
+          detail::to_lanes_tail<R - 1, 0>(tail, taps_at, sw, whole_end, gb, taps, wg, bg, yg,
+                                          tplane);
         for (int64_t k = 0; k < gb; ++k) {
           if constexpr (kOutLanes) {
             const int64_t at = ((b * blocks + ob + k) * oplane + oh * ow_n) * L;
