@@ -20,6 +20,10 @@
 //     them); with many taps on rows under 64 pixels, tap by tap into
 //     16-channel tiles transposed into the planes ("conv_by_taps",
 //     conv_lanes.h's conv_to_lanes<false>).
+//   - a deeper 2-d conv that Winograd does not take (strided, dilated, 5x5,
+//     1x7, small maps) with whole 16-channel blocks of outputs: the same
+//     direct kernel where it beats im2col (conv_by_taps_pays: rows of 5
+//     pixels or more, weights within L2).
 //   - depthwise convs (groups, one input channel each; 1-d or 2-d): their
 //     own row-wise kernel with the same epilogue contract ("depthwise"); as
 //     a GEMM they would have M = 1 or 2. Other shapes of them stay on the
@@ -93,9 +97,17 @@ bool convUsesGemm(ConvOp conv) {
   return conv.getGroup() == 1 || typeOf(conv.getWeight()).getDimSize(1) > 1;
 }
 
+// A shared weight's users whose own choices would pack it differently
+// (taps on one map, im2col on another) all run the GEMM: no Winograd tile,
+// no conv_by_taps (sharedWeightTiles).
+constexpr int kTileGemmOnly = -1;
+
 // How operand 1 of `top` would be packed, as a comparable key; empty when
 // it is not a packable weight slot. `tile`, where given, is the Winograd
-// tile a conv is to run (sharedWeightTiles), else its own choice.
+// tile a conv is to run, or kTileGemmOnly (sharedWeightTiles), else its own
+// choice. The packings in the order runOnOperation picks the algorithms:
+// Winograd's for its tile size, a fully connected conv's (as B), rows of
+// taps' (as they are), conv_by_taps' (16-channel blocks), the GEMM's.
 std::string packKey(Operation *top, const ::tract::rt::winograd::ConvCosts &costs,
                     std::optional<int> tile = std::nullopt) {
   Operation *anchor = gemmAnchor(top);
@@ -105,14 +117,15 @@ std::string packKey(Operation *top, const ::tract::rt::winograd::ConvCosts &cost
     if (!convUsesGemm(conv))
       return "";
     auto w = typeOf(conv.getWeight());
-    // Winograd transforms the weights for its tile size, a fully connected
-    // conv packs them as B: different packings.
     ::tract::rt::ConvParams p = convParamsOf(conv);
-    return fmt::format("conv {} {} {} winograd {} fc {} taps {} row taps {}", w.getDimSize(0),
-                       conv.getGroup(), w.getNumElements() / w.getDimSize(0),
-                       tile ? *tile : ::tract::rt::winograd::choose_tile(p, costs),
-                       ::tract::rt::conv_is_fully_connected(p),
-                       ::tract::rt::conv_by_taps_pays(p), ::tract::rt::conv_row_taps_pays(p));
+    const int t = tile ? *tile : ::tract::rt::winograd::choose_tile(p, costs);
+    std::string how = t > 0 ? fmt::format("winograd {}", t)
+                      : ::tract::rt::conv_is_fully_connected(p) ? "fully connected"
+                      : ::tract::rt::conv_row_taps_pays(p)      ? "row taps"
+                      : t != kTileGemmOnly && ::tract::rt::conv_by_taps_pays(p) ? "taps"
+                                                                                : "gemm";
+    return fmt::format("conv {} {} {} {}", w.getDimSize(0), conv.getGroup(),
+                       w.getNumElements() / w.getDimSize(0), how);
   }
   auto mm = cast<MatMulOp>(anchor);
   if (!allF32(mm) || typeOf(mm.getRhs()).getRank() != 2)
@@ -129,7 +142,9 @@ std::string packKey(Operation *top, const ::tract::rt::winograd::ConvCosts &cost
 // conv none was packed and every level ran im2col, repacking 2.4 MB of
 // weights per call (the heads: 75% of the model's time, at twice the time
 // of the same conv on F(4x4)). Instead all users take the tile (4, 2 or
-// none) whose cost summed over them is least, where their keys then agree.
+// none) whose cost summed over them is least, where their keys then agree;
+// with none, where some would run conv_by_taps and others the GEMM, all run
+// the GEMM (kTileGemmOnly).
 DenseMap<Operation *, int> sharedWeightTiles(Block &body,
                                               const ::tract::rt::winograd::ConvCosts &costs) {
   namespace wg = ::tract::rt::winograd;
@@ -152,12 +167,12 @@ DenseMap<Operation *, int> sharedWeightTiles(Block &body,
       continue;
     std::optional<int> best;
     double bestCost = 0;
-    for (int tile : {4, 2, 0}) {
+    for (int tile : {4, 2, 0, kTileGemmOnly}) {
       std::string key = packKey(users.front(), costs, tile);
       double cost = 0;
       bool agree = true;
       for (auto [user, p] : llvm::zip(users, params)) {
-        agree = agree && (tile == 0 || wg::conv_fits(p)) && packKey(user, costs, tile) == key;
+        agree = agree && (tile <= 0 || wg::conv_fits(p)) && packKey(user, costs, tile) == key;
         cost += tile == 4 ? wg::cost<4>(p, costs) : tile == 2 ? wg::cost<2>(p, costs)
                                                                : wg::im2col_cost(p, costs);
       }
@@ -282,7 +297,7 @@ struct ChooseKernels : impl::TractChooseKernelsPassBase<ChooseKernels> {
             // (Packed or not, the weights are read as they are.)
             algorithm = "conv_row_taps";
             scratchFloats = ::tract::rt::conv_row_taps_scratch_floats(p);
-          } else if (packed && ::tract::rt::conv_by_taps_pays(p)) {
+          } else if (packed && tile != kTileGemmOnly && ::tract::rt::conv_by_taps_pays(p)) {
             algorithm = "conv_by_taps";
             scratchFloats = ::tract::rt::conv_by_taps_scratch_floats(p);
           } else {

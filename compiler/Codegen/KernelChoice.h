@@ -11,7 +11,9 @@
 //                         | "winograd_f2" | "winograd_f4" (F(2x2,3x3), F(4x4,3x3))
 //                         | "fully_connected" (a 1x1 conv on one-pixel maps)
 //                         | "conv_row_taps" (few input channels: pixels in vector lanes)
-//                         | "conv_by_taps" (few input channels, many taps, short rows)
+//                         | "conv_by_taps" (direct, tap by tap into 16-channel tiles:
+//                           a first conv's many taps on short rows, or a deeper conv
+//                           off Winograd on rows of 5 pixels or more)
 //                         | "direct" (the reference kernel)
 //                         | "pointwise_to_lanes" | "pointwise_from_lanes" | "pointwise_lanes"
 //                         | "conv_to_lanes"

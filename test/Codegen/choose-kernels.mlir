@@ -175,11 +175,13 @@ func.func @pointwise(%x: tensor<1x8x7x7xf32>, %y: tensor<1x8x5x5xf32>) -> (tenso
 // cost model says so: F(4x4) for 16 channels on 16x16 (16 tiles: one block
 // of 16, scratch 36 x ((16 + 16) x 16 + 2 x 16) floats, a cache line between
 // matrices), F(2x2) for 512 channels on 7x7 (F(4x4) would pad 4 tiles to a
-// panel of 16; scratch 16 x (1024 x 16 + 2 x 16) floats). The same conv with stride 2 stays on im2col.
+// panel of 16; scratch 16 x (1024 x 16 + 2 x 16) floats). The same conv
+// with stride 2 runs by taps (conv_by_taps: 16 x 3 staged rows of 17
+// floats, one output row of two 16-channel blocks, 816 + 256 floats).
 // CHECK-LABEL: func @winograd
 // CHECK: tract.conv {{.*}}tract.algorithm = "winograd_f4", tract.packed_weights, tract.scratch_bytes = 78336 : i64
 // CHECK: tract.conv {{.*}}tract.algorithm = "winograd_f2", tract.packed_weights, tract.scratch_bytes = 1050624 : i64
-// CHECK: tract.conv {{.*}}tract.algorithm = "im2col_gemm", tract.packed_weights
+// CHECK: tract.conv {{.*}}tract.algorithm = "conv_by_taps", tract.packed_weights, tract.scratch_bytes = 4288 : i64
 func.func @winograd(%x: tensor<1x16x16x16xf32>, %y: tensor<1x512x7x7xf32>) -> (tensor<1x16x16x16xf32>, tensor<1x512x7x7xf32>, tensor<1x16x8x8xf32>) {
   %w = tract.const dense<0.5> : tensor<16x16x3x3xf32>
   %v = tract.const dense<0.25> : tensor<512x512x3x3xf32>
@@ -305,6 +307,38 @@ func.func @conv_by_taps(%x: tensor<1x3x32x32xf32>) -> (tensor<1x32x16x16xf32>, t
   %0 = tract.conv %x, %w {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 3, 3, 3, 3>, group = 1} : (tensor<1x3x32x32xf32>, tensor<32x3x7x7xf32>) -> tensor<1x32x16x16xf32>
   %1 = tract.conv %x, %w3 {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1} : (tensor<1x3x32x32xf32>, tensor<32x3x3x3xf32>) -> tensor<1x32x16x16xf32>
   return %0, %1 : tensor<1x32x16x16xf32>, tensor<1x32x16x16xf32>
+}
+
+// -----
+
+// Deeper convs that Winograd does not take run by taps where that beats
+// im2col (conv_by_taps_pays): a 1x7 conv on rows of 17 (32 x 1 staged rows
+// of 23 floats, then one output row of 8 blocks: a row that ends mid-tile
+// takes its last pixels over a group of blocks; 736 + 8 x 16 x 17 floats),
+// and a dilated 3x3. They stay on im2col on rows of 4 pixels, with weights
+// past L2 (256 -> 512 x 9 taps: 4.7 MB), as a 1x1 stride-2 conv, and with
+// 24 output channels (not whole 16-channel blocks).
+// CHECK-LABEL: func @deep_conv_by_taps
+// CHECK: tract.conv {{.*}}tract.algorithm = "conv_by_taps", tract.packed_weights, tract.scratch_bytes = 11648 : i64
+// CHECK: tract.conv {{.*}}tract.algorithm = "conv_by_taps", tract.packed_weights
+// CHECK: tract.conv {{.*}}tract.algorithm = "im2col_gemm", tract.packed_weights
+// CHECK: tract.conv {{.*}}tract.algorithm = "im2col_gemm", tract.packed_weights
+// CHECK: tract.conv {{.*}}tract.algorithm = "im2col_gemm", tract.packed_weights
+// CHECK: tract.conv {{.*}}tract.algorithm = "im2col_gemm", tract.packed_weights
+func.func @deep_conv_by_taps(%x: tensor<1x32x17x17xf32>, %y: tensor<1x128x7x7xf32>, %z: tensor<1x256x14x14xf32>) -> (tensor<1x32x17x17xf32>, tensor<1x32x17x17xf32>, tensor<1x128x4x4xf32>, tensor<1x512x7x7xf32>, tensor<1x512x7x7xf32>, tensor<1x24x9x9xf32>) {
+  %w17 = tract.const dense<0.5> : tensor<32x32x1x7xf32>
+  %wd = tract.const dense<0.5> : tensor<32x32x3x3xf32>
+  %w4 = tract.const dense<0.5> : tensor<128x128x3x3xf32>
+  %wbig = tract.const dense<0.5> : tensor<512x256x3x3xf32>
+  %w1 = tract.const dense<0.5> : tensor<512x256x1x1xf32>
+  %w24 = tract.const dense<0.5> : tensor<24x32x3x3xf32>
+  %0 = tract.conv %x, %w17 {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 3, 0, 3>, group = 1} : (tensor<1x32x17x17xf32>, tensor<32x32x1x7xf32>) -> tensor<1x32x17x17xf32>
+  %1 = tract.conv %x, %wd {strides = array<i64: 1, 1>, dilations = array<i64: 2, 2>, pads = array<i64: 2, 2, 2, 2>, group = 1} : (tensor<1x32x17x17xf32>, tensor<32x32x3x3xf32>) -> tensor<1x32x17x17xf32>
+  %2 = tract.conv %y, %w4 {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1} : (tensor<1x128x7x7xf32>, tensor<128x128x3x3xf32>) -> tensor<1x128x4x4xf32>
+  %3 = tract.conv %z, %wbig {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1} : (tensor<1x256x14x14xf32>, tensor<512x256x3x3xf32>) -> tensor<1x512x7x7xf32>
+  %4 = tract.conv %z, %w1 {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1} : (tensor<1x256x14x14xf32>, tensor<512x256x1x1xf32>) -> tensor<1x512x7x7xf32>
+  %5 = tract.conv %x, %w24 {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1} : (tensor<1x32x17x17xf32>, tensor<24x32x3x3xf32>) -> tensor<1x24x9x9xf32>
+  return %0, %1, %2, %3, %4, %5 : tensor<1x32x17x17xf32>, tensor<1x32x17x17xf32>, tensor<1x128x4x4xf32>, tensor<1x512x7x7xf32>, tensor<1x512x7x7xf32>, tensor<1x24x9x9xf32>
 }
 
 // -----

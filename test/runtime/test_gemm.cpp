@@ -609,6 +609,71 @@ TEST(ConvLanes, FirstConvIntoLanesMatchesReference) {
       params({2, 1, 3, 24, 1, {8, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}})));   // 24 outputs
 }
 
+// Deeper convs by taps into NCHW (conv_by_taps where Winograd does not take
+// them): strided, dilated, 5x5, 1x7 and 7x1 kernels, many input channels
+// (staged rows and weights past L1), rows that end mid-tile (5, 6, 7, 9 and
+// 17 pixels), batch 2, asymmetric padding, on 1 and 3 threads (bit for bit,
+// split by output rows).
+TEST(ConvLanes, DeepConvByTapsMatchesReference) {
+  const ConvGeom cases[] = {
+      {2, 1, 16, 64, 1, {14, 14}, {3, 3}, {2, 2}, {1, 1}, {1, 1}},
+      {2, 2, 24, 32, 1, {13, 11}, {3, 3}, {1, 1}, {2, 2}, {2, 2}},
+      {2, 1, 12, 48, 1, {9, 9}, {5, 5}, {1, 1}, {1, 1}, {2, 2}},
+      {2, 1, 40, 32, 1, {17, 17}, {1, 7}, {1, 1}, {1, 1}, {0, 3}},
+      {2, 1, 40, 32, 1, {17, 17}, {7, 1}, {1, 1}, {1, 1}, {3, 0}},
+      {2, 1, 96, 160, 1, {12, 12}, {3, 3}, {2, 2}, {1, 1}, {0, 1}},
+      {2, 1, 64, 32, 1, {5, 5}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+  };
+  for (const ConvGeom &g : cases) {
+    const rt::ConvParams p = params(g);
+    SCOPED_TRACE(::testing::Message() << "cin " << g.cin << " cout " << g.cout << " kernel "
+                                      << g.ker[0] << "x" << g.ker[1] << " stride " << g.st[0]);
+    ASSERT_TRUE(rt::conv_by_taps_fits(p));
+    ASSERT_FALSE(rt::conv_to_lanes_fits(p));
+    const ConvData d = reference_conv(p, 47);
+    const int64_t taps = g.cin * g.ker[0] * g.ker[1];
+    std::vector<float> pw(size_t(rt::lane_weight_floats(g.cout, taps)));
+    rt::pack_lane_weights(d.w.data(), g.cout, taps, pw.data());
+    const int64_t per_task = rt::conv_by_taps_scratch_floats(p);
+    std::vector<float> one;
+    rt::ThreadPool pool(3);
+    for (int threads : {1, 3}) {
+      // Each task's scratch, then 64 guard floats past the last one.
+      std::vector<float> scratch(size_t(per_task * threads + 64), std::nanf(""));
+      rt::Parallel par;
+      if (threads > 1)
+        par = rt::Parallel{rt::ThreadPool::parallel_for, &pool, threads,
+                           scratch.data() + per_task, per_task};
+      std::vector<float> got(d.ref.size());
+      std::vector<int> seen(got.size(), 0);
+      rt::conv_to_lanes<false>(d.x.data(), pw.data(), d.bias.data(), got.data(), p,
+                               CountingRelu{&seen}, scratch.data(), par);
+      expect_close(got, relu_of(d.ref), taps, "deep conv by taps");
+      EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [](int n) { return n == 1; }));
+      EXPECT_TRUE(std::all_of(scratch.end() - 64, scratch.end(),
+                              [](float v) { return std::isnan(v); }));
+      if (threads == 1)
+        one = got;
+      else
+        EXPECT_EQ(got, one) << "split over " << threads << " tasks";
+    }
+  }
+  // Where it beats im2col: rows of 5 pixels or more, weights within L2,
+  // more than one tap per input channel.
+  EXPECT_TRUE(rt::conv_by_taps_pays(
+      params({2, 1, 64, 128, 1, {56, 56}, {3, 3}, {2, 2}, {1, 1}, {1, 1}})));
+  EXPECT_TRUE(rt::conv_by_taps_pays(
+      params({2, 1, 128, 128, 1, {17, 17}, {1, 7}, {1, 1}, {1, 1}, {0, 3}})));
+  EXPECT_FALSE(rt::conv_by_taps_pays(   // rows of 4
+      params({2, 1, 128, 128, 1, {7, 7}, {3, 3}, {2, 2}, {1, 1}, {1, 1}})));
+  EXPECT_FALSE(rt::conv_by_taps_pays(   // 4.7 MB of weights
+      params({2, 1, 256, 512, 1, {14, 14}, {3, 3}, {2, 2}, {1, 1}, {1, 1}})));
+  EXPECT_FALSE(rt::conv_by_taps_pays(   // 1x1 stride 2
+      params({2, 1, 64, 128, 1, {56, 56}, {1, 1}, {2, 2}, {1, 1}, {0, 0}})));
+  EXPECT_FALSE(rt::conv_by_taps_pays(   // 24 outputs
+      params({2, 1, 64, 24, 1, {56, 56}, {3, 3}, {2, 2}, {1, 1}, {1, 1}})));
+}
+
 
 // A conv with few input channels, output pixels in vector lanes (the 3x3
 // stride-2 stem of SqueezeNet, ResNet's 7x7, a 1-d audio conv): rows that

@@ -17,6 +17,7 @@
 #include "tract/rt/linalg/gemm.h"
 #include "tract/rt/nn/conv_ref.h"
 #include "tract/rt/nn/lane_transpose.h"
+#include "tract/rt/simd16.h"
 
 #include <cstring>
 #include <type_traits>
@@ -105,34 +106,30 @@ inline int64_t depthwise_scratch_floats(const ConvParams &p) {
 namespace detail {
 
 #if defined(__GNUC__)
-// Outputs [ow0, ow0 + B) of one row in lane layout, B accumulators.
-// (Loads are memcpys into locals: a function returning a v16 would trip
-// -Wpsabi in builds without AVX-512.)
+// Outputs [ow0, ow0 + B) of one row in lane layout, B accumulators (F16:
+// the target's own registers, simd16.h).
 template <int64_t B>
 inline void depthwise_lane_block(const float *const *rows, const Conv4 &q, const float *w,
                                  const float *bias, float *out, int64_t ow0) {
-  typedef float v16 __attribute__((vector_size(64)));
   const int64_t step = q.st[3] * lanes::kLanes, tap_step = q.dil[3] * lanes::kLanes;
-  v16 acc[B];
-  std::memcpy(&acc[0], bias, sizeof acc[0]);
+  F16 acc[B];
+  acc[0] = F16::load(bias);
+#pragma GCC unroll 8
   for (int64_t j = 1; j < B; ++j)
     acc[j] = acc[0];
   const float *wt = w;
   for (int64_t kh = 0; kh < q.ker[2]; ++kh) {
     const float *r = rows[kh] + ow0 * step;
     for (int64_t kw = 0; kw < q.ker[3]; ++kw, wt += lanes::kLanes, r += tap_step) {
-      v16 wv;
-      std::memcpy(&wv, wt, sizeof wv);
+      const F16 wv = F16::load(wt);
 #pragma GCC unroll 8
-      for (int64_t j = 0; j < B; ++j) {
-        v16 in;
-        std::memcpy(&in, r + j * step, sizeof in);
-        acc[j] += wv * in;
-      }
+      for (int64_t j = 0; j < B; ++j)
+        acc[j] += wv * F16::load(r + j * step);
     }
   }
+#pragma GCC unroll 8
   for (int64_t j = 0; j < B; ++j)
-    std::memcpy(out + (ow0 + j) * lanes::kLanes, &acc[j], sizeof acc[j]);
+    acc[j].store(out + (ow0 + j) * lanes::kLanes);
 }
 #endif
 

@@ -28,6 +28,7 @@
 #include "tract/rt/nn/conv_ref.h"
 #include "tract/rt/nn/lane_transpose.h"
 #include "tract/rt/parallel.h"
+#include "tract/rt/simd16.h"
 
 #include <cstring>
 #include <type_traits>
@@ -140,7 +141,6 @@ inline LanesUnit lanes_unit(const LanesSplit &s, int64_t u, int64_t plane, int64
 }
 
 #if defined(__GNUC__)
-typedef float lanes_v16 __attribute__((vector_size(64)));
 
 // Where a to_lanes tile's taps read: a cursor over the input rows of taps
 // 0, 1, ... at the tile's first pixel (pixels `xs` floats apart).
@@ -184,28 +184,35 @@ inline void to_lanes_tile(Src src, int64_t xs_rt, int64_t taps, const float *w,
                           int64_t wstride, const float *bias, float *y, int64_t ystride,
                           const float *prefetch = nullptr) {
   const int64_t xs = XS ? XS : xs_rt;
-  lanes_v16 acc[R][NB];
+  F16 acc[R][NB];
+#pragma GCC unroll 8
   for (int64_t nb = 0; nb < NB; ++nb) {
-    std::memcpy(&acc[0][nb], bias + nb * lanes::kLanes, sizeof acc[0][nb]);
+    acc[0][nb] = F16::load(bias + nb * lanes::kLanes);
+#pragma GCC unroll 16
     for (int64_t r = 1; r < R; ++r)
       acc[r][nb] = acc[0][nb];
   }
   for (int64_t t = 0; t < taps; ++t, w += lanes::kLanes, src.next()) {
     if (prefetch) // into L2 (the current blocks' weights fill L1)
+#pragma GCC unroll 8
       for (int64_t nb = 0; nb < NB; ++nb)
         __builtin_prefetch(prefetch + (t * NB + nb) * lanes::kLanes, 0, 2);
     const float *x = src.get();
-    lanes_v16 wv[NB];
+    F16 wv[NB];
+#pragma GCC unroll 8
     for (int64_t nb = 0; nb < NB; ++nb)
-      std::memcpy(&wv[nb], w + nb * wstride, sizeof wv[nb]);
+      wv[nb] = F16::load(w + nb * wstride);
 #pragma GCC unroll 16
     for (int64_t r = 0; r < R; ++r)
+#pragma GCC unroll 8
       for (int64_t nb = 0; nb < NB; ++nb)
         acc[r][nb] += x[r * xs] * wv[nb];
   }
+#pragma GCC unroll 8
   for (int64_t nb = 0; nb < NB; ++nb)
+#pragma GCC unroll 16
     for (int64_t r = 0; r < R; ++r)
-      std::memcpy(y + nb * ystride + r * lanes::kLanes, &acc[r][nb], sizeof acc[r][nb]);
+      acc[r][nb].store(y + nb * ystride + r * lanes::kLanes);
 }
 
 // R pixels of G output blocks into `tile` (lane layout, block g's pixels
@@ -216,9 +223,11 @@ template <int64_t R, int64_t G = 1>
 inline void from_lanes_tile(const float *x, int64_t xstride, int64_t cblocks, const float *w,
                             int64_t wstride, const float *bias, float *tile,
                             const float *prefetch = nullptr) {
-  lanes_v16 acc[G][R];
+  F16 acc[G][R];
+#pragma GCC unroll 8
   for (int64_t g = 0; g < G; ++g) {
-    std::memcpy(&acc[g][0], bias + g * lanes::kLanes, sizeof acc[g][0]);
+    acc[g][0] = F16::load(bias + g * lanes::kLanes);
+#pragma GCC unroll 16
     for (int64_t r = 1; r < R; ++r)
       acc[g][r] = acc[g][0];
   }
@@ -226,17 +235,21 @@ inline void from_lanes_tile(const float *x, int64_t xstride, int64_t cblocks, co
     for (int64_t c = 0; c < lanes::kLanes; ++c, w += lanes::kLanes) {
       if (prefetch) // into L2 (the current block's weights fill L1)
         __builtin_prefetch(prefetch + (cb * lanes::kLanes + c) * lanes::kLanes, 0, 2);
-      lanes_v16 wv[G];
+      F16 wv[G];
+#pragma GCC unroll 8
       for (int64_t g = 0; g < G; ++g)
-        std::memcpy(&wv[g], w + g * wstride, sizeof wv[g]);
+        wv[g] = F16::load(w + g * wstride);
 #pragma GCC unroll 16
       for (int64_t r = 0; r < R; ++r)
+#pragma GCC unroll 8
         for (int64_t g = 0; g < G; ++g)
           acc[g][r] += x[r * lanes::kLanes + c] * wv[g];
     }
+#pragma GCC unroll 8
   for (int64_t g = 0; g < G; ++g)
+#pragma GCC unroll 16
     for (int64_t r = 0; r < R; ++r)
-      std::memcpy(tile + (g * R + r) * lanes::kLanes, &acc[g][r], sizeof acc[g][r]);
+      acc[g][r].store(tile + (g * R + r) * lanes::kLanes);
 }
 #else
 template <int64_t R, int64_t NB, int64_t XS = 0, class Src>
@@ -464,15 +477,43 @@ inline bool conv_to_lanes_fits(const ConvParams &p) {
          p.in_channels <= kMaxConvToLanesInChannels;
 }
 
-// Whether a conv that conv_to_lanes fits is faster computed by taps into
-// NCHW (conv_to_lanes<false>) than by im2col + GEMM: where the transposes
-// into the planes are small against the taps (3 -> 64 channels 7x7 stride
-// 2 at 224 x 224, 147 taps: 2616 -> 2252 us; 3x3, 27 taps: 547 -> 564 us).
+// Whether conv_to_lanes<false> (by taps into NCHW) computes the conv: any
+// 2-d ungrouped conv with whole 16-channel blocks of outputs, any number
+// of input channels, any kernel, stride, padding and dilation.
+inline bool conv_by_taps_fits(const ConvParams &p) {
+  return p.spatial_rank == 2 && p.groups <= 1 && p.out_channels % lanes::kLanes == 0;
+}
+
+// Whether a conv is faster computed by taps into NCHW (conv_to_lanes<false>)
+// than by im2col + GEMM (a 3x3 stride-1 conv goes to Winograd first, where
+// its cost model says so). Few input channels (a network's first conv):
+// where the transposes into the planes are small against the taps (3 -> 64
+// channels 7x7 stride 2 at 224 x 224, 147 taps: 2616 -> 2252 us; 3x3, 27
+// taps: 547 -> 564 us). Deeper convs: no gather of cin x kh x kw values per
+// pixel, and the weights of two blocks stay in L1 or L2 over a row's tiles.
+// Measured on Zen 5, one thread, taps / im2col time: 3x3 stride 2 64 -> 128
+// at 56 x 56 0.78, 128 -> 256 at 28 x 28 0.91-0.96; 1x7 128 -> 128 at
+// 17 x 17 0.74, 7x1 0.95; 5x5 48 -> 64 at 35 x 35 0.69; dilated 3x3 64 ->
+// 64 at 28 x 28 0.64; 3x3 128 -> 128 on 5 x 5 and 6 x 6 maps 0.61-0.68. It
+// loses on rows of 4 pixels or fewer (1.1-1.3: im2col's GEMM takes pixels
+// of several rows in one panel), with weights past L2 (each output row
+// reads all of them: 256 -> 512 3x3 stride 2 onto 7 x 7, 4.7 MB, 1.06
+// with cold weights), and on 1x1 strided convs (0.92-1.14).
 constexpr int64_t kMinTapsForPlanes = 64;
+constexpr int64_t kMinTapsRowPixels = 5;
+constexpr int64_t kMaxTapsWeightFloats = 320 * 1024;
 
 inline bool conv_by_taps_pays(const ConvParams &p) {
-  return conv_to_lanes_fits(p) &&
-         p.in_channels * p.kernel[0] * p.kernel[1] >= kMinTapsForPlanes;
+  if (!conv_by_taps_fits(p))
+    return false;
+  const detail::Conv4 q = detail::conv4(p);
+  const int64_t taps = p.in_channels * q.ker[2] * q.ker[3];
+  if (taps < kMinTapsForPlanes)
+    return false;
+  if (p.in_channels <= kMaxConvToLanesInChannels)
+    return true;
+  return q.ker[2] * q.ker[3] > 1 && q.out[3] >= kMinTapsRowPixels &&
+         taps * p.out_channels <= kMaxTapsWeightFloats;
 }
 
 // Scratch floats per task: the staged rows.
@@ -507,7 +548,8 @@ inline int64_t conv_by_taps_scratch_floats(const ConvParams &p) {
 // short, 3 -> 64 channels 3x3 stride 2 at 224 x 224 544 -> 475 us), else
 // NCHW: each output row of a tile's blocks is computed in lane layout in
 // scratch and transposed into the planes (epi once per output row and
-// channel; worth it with many taps, conv_by_taps_pays). `w` from
+// channel; worth it with many taps, conv_by_taps_pays; any number of input
+// channels). `w` from
 // pack_lane_weights with in_channels = cin x kh x kw (the ONNX weight's
 // row); output rows are split over par.threads tasks. Scratch:
 // conv_to_lanes_scratch_floats, conv_by_taps_scratch_floats for NCHW.

@@ -23,6 +23,7 @@
 #include "tract/rt/linalg/gemm_microkernels.h" // (immintrin.h where AVX-512 is on)
 #include "tract/rt/nn/conv_lanes.h"
 #include "tract/rt/parallel.h"
+#include "tract/rt/simd16.h"
 
 #include <cstring>
 #include <type_traits>
@@ -140,41 +141,48 @@ TRACT_NOINLINE void row_taps_tile(const float *x, const int32_t *offset, int64_t
     }
 }
 #elif defined(__GNUC__)
-typedef float row_taps_v16 __attribute__((vector_size(64)));
-
 // C channels x V vectors of one output row: y[c][v] = bias[c] + sum over taps
 // t of w[c * taps + t] * staged[offset[t] + 16 v] (x: the tile's first
 // output's staged position). `cols` outputs of the row from the tile's
-// first are stored (the last vector may be partial).
+// first are stored (the last vector may be partial). Vectors of 16 as F16,
+// the target's own registers (simd16.h).
 template <int64_t C, int64_t V>
 TRACT_NOINLINE void row_taps_tile(const float *x, const int32_t *offset, int64_t taps,
                                   const float *w, const float *bias, float *y, int64_t plane,
                                   int64_t cols) {
-  row_taps_v16 acc[C][V];
+  F16 acc[C][V];
+  TRACT_UNROLL(16)
   for (int64_t c = 0; c < C; ++c)
+    TRACT_UNROLL(8)
     for (int64_t v = 0; v < V; ++v)
-      for (int64_t l = 0; l < kRowTapsLanes; ++l)
-        acc[c][v][l] = 0.0f;
+      acc[c][v] = F16::splat(0.0f);
   for (int64_t t = 0; t < taps; ++t) {
     const float *xt = x + offset[t];
-    row_taps_v16 xv[V];
+    F16 xv[V];
+    TRACT_UNROLL(8)
     for (int64_t v = 0; v < V; ++v)
-      std::memcpy(&xv[v], xt + v * kRowTapsLanes, sizeof xv[v]);
-#pragma GCC unroll 16
+      xv[v] = F16::load(xt + v * kRowTapsLanes);
+    TRACT_UNROLL(16)
     for (int64_t c = 0; c < C; ++c)
+      TRACT_UNROLL(8)
       for (int64_t v = 0; v < V; ++v)
         acc[c][v] += w[c * taps + t] * xv[v];
   }
+  TRACT_UNROLL(16)
   for (int64_t c = 0; c < C; ++c)
+    TRACT_UNROLL(8)
     for (int64_t v = 0; v < V; ++v) {
       if (bias)
-        acc[c][v] += bias[c];
+        acc[c][v] += F16::splat(bias[c]);
       const int64_t n = cols - v * kRowTapsLanes;
-      if (n >= kRowTapsLanes)
-        std::memcpy(y + c * plane + v * kRowTapsLanes, &acc[c][v], sizeof acc[c][v]);
-      else if (n > 0)
-        std::memcpy(y + c * plane + v * kRowTapsLanes, &acc[c][v],
+      if (n >= kRowTapsLanes) {
+        acc[c][v].store(y + c * plane + v * kRowTapsLanes);
+      } else if (n > 0) {
+        float part[kRowTapsLanes];
+        acc[c][v].store(part);
+        std::memcpy(y + c * plane + v * kRowTapsLanes, part,
                     sizeof(float) * static_cast<size_t>(n));
+      }
     }
 }
 #else
