@@ -193,10 +193,11 @@ inline void to_lanes_tile(Src src, int64_t xs_rt, int64_t taps, const float *w,
       acc[r][nb] = acc[0][nb];
   }
   for (int64_t t = 0; t < taps; ++t, w += lanes::kLanes, src.next()) {
-    if (prefetch) // into L2 (the current blocks' weights fill L1)
+    if (prefetch) { // into L2 (the current blocks' weights fill L1)
 #pragma GCC unroll 8
       for (int64_t nb = 0; nb < NB; ++nb)
         __builtin_prefetch(prefetch + (t * NB + nb) * lanes::kLanes, 0, 2);
+    }
     const float *x = src.get();
     F16 wv[NB];
 #pragma GCC unroll 8
