@@ -611,9 +611,9 @@ TEST(ConvLanes, FirstConvIntoLanesMatchesReference) {
 
 // Deeper convs by taps into NCHW (conv_by_taps where Winograd does not take
 // them): strided, dilated, 5x5, 1x7 and 7x1 kernels, many input channels
-// (staged rows and weights past L1), rows that end mid-tile (5, 6, 7, 9 and
-// 17 pixels), batch 2, asymmetric padding, on 1 and 3 threads (bit for bit,
-// split by output rows).
+// (staged rows and weights past L1), rows that end mid-tile (5, 6, 7, 9, 11
+// and 17 pixels), batch 2, asymmetric padding, on 1 and 3 threads (bit for
+// bit, split by output rows).
 TEST(ConvLanes, DeepConvByTapsMatchesReference) {
   const ConvGeom cases[] = {
       {2, 1, 16, 64, 1, {14, 14}, {3, 3}, {2, 2}, {1, 1}, {1, 1}},
