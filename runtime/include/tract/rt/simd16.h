@@ -63,12 +63,6 @@ struct F16 {
       part[i] += b.part[i];
     return *this;
   }
-  TRACT_F16_FN F16 &operator-=(const F16 &b) {
-#pragma GCC unroll 4
-    for (int i = 0; i < kParts; ++i)
-      part[i] -= b.part[i];
-    return *this;
-  }
   TRACT_F16_FN F16 &operator*=(const F16 &b) {
 #pragma GCC unroll 4
     for (int i = 0; i < kParts; ++i)
@@ -81,12 +75,8 @@ struct F16 {
       part[i] *= s;
     return *this;
   }
-  friend TRACT_F16_FN F16 operator+(F16 a, const F16 &b) { return a += b; }
-  friend TRACT_F16_FN F16 operator-(F16 a, const F16 &b) { return a -= b; }
   friend TRACT_F16_FN F16 operator*(F16 a, const F16 &b) { return a *= b; }
-  friend TRACT_F16_FN F16 operator*(F16 a, float s) { return a *= s; }
   friend TRACT_F16_FN F16 operator*(float s, F16 a) { return a *= s; }
-  friend TRACT_F16_FN F16 operator+(F16 a, float s) { return a += splat(s); }
 };
 
 static_assert(sizeof(F16) == 16 * sizeof(float), "16 floats, no padding");
