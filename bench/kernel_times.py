@@ -54,7 +54,7 @@ def instrument(src):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("model")
-    ap.add_argument("input")
+    ap.add_argument("input", nargs="+", help="the model's inputs (.npy), in order")
     ap.add_argument("--repeat", type=int, default=30)
     ap.add_argument("--top", type=int, default=25)
     ap.add_argument("--workdir", default=None)
@@ -78,7 +78,7 @@ def main():
                     os.path.join(REPO, "runtime", "include"), os.path.join(work, "timed.cpp"),
                     "-o", exe], check=True)
     os.makedirs(os.path.join(work, "out"), exist_ok=True)
-    r = subprocess.run([exe, args.input, "-o", os.path.join(work, "out"), "--repeat",
+    r = subprocess.run([exe, *args.input, "-o", os.path.join(work, "out"), "--repeat",
                         str(args.repeat), "--threads", str(args.threads)], check=True,
                        capture_output=True, text=True)
     runs = args.repeat + 2  # the first run, the warm-up, the timed runs

@@ -29,7 +29,7 @@ bool mlir::tract::takesParallel(Operation *top) {
   Operation *anchor = top;
   if (auto kernel = dyn_cast<KernelOp>(top))
     anchor = kernel.getAnchor();
-  return anchor && isa<MaxPoolOp, AvgPoolOp, SoftmaxOp>(anchor);
+  return anchor && isa<MaxPoolOp, AvgPoolOp, SoftmaxOp, GridSampleOp>(anchor);
 }
 
 namespace {

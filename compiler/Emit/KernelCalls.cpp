@@ -1050,8 +1050,12 @@ LogicalResult mlir::tract::buildKernelCall(Operation *op, KernelCall &call) {
             m == "nearest" ? "Nearest" : m == "bicubic" ? "Bicubic" : "Bilinear",
             pad == "border" ? "Border" : pad == "reflection" ? "Reflection" : "Zeros",
             g.getAlignCorners() ? "true" : "false"));
-        b.line("tract::rt::grid_sample(in0, in1, out0, p);");
+        b.line("tract::rt::grid_sample(in0, in1, out0, p, par);");
         call.flops = n * 16;
+        // (grid_sample.h grid_sample_blocks_fit, for floats.)
+        int64_t plane = x.getDimSize(2) * x.getDimSize(3);
+        if (x.getElementType().isF32() && m != "bicubic" && plane > 0 && plane < (int64_t(1) << 31))
+          call.path = "sample_blocks";
         return success();
       })
       .Case([&](RoiAlignOp r) {

@@ -27,7 +27,8 @@ struct KernelCall {
   int64_t flops = 0;
   /// For the report, when the op has no tract.algorithm: the runtime path
   /// the call takes where it is not the reference loop nest ("elementwise":
-  /// vectorised element loops, "pool_rows": pools by vector rows, "copy").
+  /// vectorised element loops, "pool_rows": pools by vector rows, "copy",
+  /// "sample_blocks": grid samples worked out a block at a time).
   std::string path;
 };
 

@@ -1,8 +1,10 @@
-// GridSample (nn/grid_sample_ref.h) against a naive double-precision
-// reference (reflection by repeated folding, bicubic by the Keys kernel of
-// the distance), the ONNX examples from the Debian test data, and
-// degenerate inputs (NaN / huge grids, empty planes).
-#include "tract/rt/nn/grid_sample_ref.h"
+// GridSample (nn/grid_sample.h, nn/grid_sample_ref.h) against a naive
+// double-precision reference (reflection by repeated folding, bicubic by the
+// Keys kernel of the distance), the ONNX examples from the Debian test data,
+// and degenerate inputs (NaN / huge grids, empty planes); the float blocks
+// against the scalar reference, bit for bit.
+#include "tract/rt/io/thread_pool.h"
+#include "tract/rt/nn/grid_sample.h"
 
 #include "batch3_debian_cases.h"
 #include "test_util.h"
@@ -284,4 +286,52 @@ TEST(GridSample, DegenerateInputsStayInBounds) {
                                        rt::GridSampleMode::Bilinear,
                                        rt::GridSamplePadding::Border, false});
   EXPECT_EQ(y[0], 5.f);
+}
+
+// The float blocks (grid_sample.h) give the scalar reference's outputs bit
+// for bit: every padding, both alignments, bilinear and nearest, blocks cut
+// short (7x7 = 49 samples, 11x13 = 143), one channel (RAFT's lookups) and
+// several, on 1 and 3 threads (256 images of 2 channels: split), with grid points on pixel centres, on
+// rounding ties, outside the input, huge, infinite and NaN, and inputs with
+// infinities and NaNs (an outside tap must add nothing, not 0 * NaN).
+TEST(GridSample, BlocksMatchReferenceBitForBit) {
+  struct Shape {
+    int64_t n, c, h, w, oh, ow;
+  };
+  const Shape shapes[] = {{3, 1, 16, 16, 7, 7}, {2, 3, 5, 9, 11, 13}, {1, 2, 1, 1, 1, 70},
+                          {2, 1, 2, 2, 8, 8}, {256, 2, 8, 8, 7, 7}};
+  const float specials[] = {-1.f, 0.f, 1.f, 0.5f, -0.5f, 1.0f / 3.0f, NAN, INFINITY,
+                            -INFINITY, 3e38f, -2.5e9f, 1.0001f, -1.0001f, 0.75f};
+  uint64_t seed = 11;
+  rt::ThreadPool pool(3);
+  for (const Shape &s : shapes)
+    for (auto mode : {rt::GridSampleMode::Bilinear, rt::GridSampleMode::Nearest})
+      for (auto pad : kPads)
+        for (bool align : {false, true})
+          for (int threads : {1, 3}) {
+            const rt::GridSampleParams p{s.n, s.c, s.h, s.w, s.oh, s.ow, mode, pad, align};
+            ASSERT_TRUE(rt::grid_sample_blocks_fit(p));
+            auto xd = random_vec<double>(size_t(s.n * s.c * s.h * s.w), seed, -3.0, 3.0);
+            auto gd = random_vec<double>(size_t(s.n * s.oh * s.ow * 2), seed + 1, -1.3, 1.3);
+            std::vector<float> x(xd.begin(), xd.end()), g(gd.begin(), gd.end());
+            for (size_t i = 0; i < g.size(); i += 5)
+              g[i] = specials[(i / 5 + seed) % (sizeof specials / sizeof *specials)];
+            if (x.size() > 4) {
+              x[1] = NAN;
+              x[x.size() - 2] = INFINITY;
+            }
+            const size_t ny = size_t(s.n * s.c * s.oh * s.ow);
+            std::vector<float> want(ny), got(ny + 1, 321.f);
+            rt::grid_sample_ref(x.data(), g.data(), want.data(), p);
+            const rt::Parallel par{threads > 1 ? rt::ThreadPool::parallel_for : nullptr, &pool,
+                                   threads};
+            // (Only the last shape is past the threads' work threshold.)
+            rt::grid_sample(x.data(), g.data(), got.data(), p, par);
+            ASSERT_EQ(got[ny], 321.f);
+            for (size_t i = 0; i < ny; ++i)
+              ASSERT_EQ(std::memcmp(&got[i], &want[i], sizeof(float)), 0)
+                  << "at " << i << ": " << got[i] << " vs " << want[i] << " mode=" << int(mode)
+                  << " pad=" << int(pad) << " align=" << align << " threads=" << threads;
+            ++seed;
+          }
 }

@@ -36,7 +36,7 @@
 #include "tract/rt/nn/conv_row_taps_pool.h"
 #include "tract/rt/nn/conv_winograd.h"
 #include "tract/rt/nn/conv_ref.h"
-#include "tract/rt/nn/grid_sample_ref.h"
+#include "tract/rt/nn/grid_sample.h"
 #include "tract/rt/nn/dropout_ref.h"
 #include "tract/rt/nn/max_unpool_ref.h"
 #include "tract/rt/nn/nms_ref.h"

@@ -116,8 +116,10 @@ template <class A> inline void gs_cubic_coeffs(A t, A *w) {
 
 } // namespace detail
 
+// The reference: every mode, padding and element type, one sample at a
+// time (grid_sample.h takes float bilinear and nearest sampling in blocks).
 template <class T>
-void grid_sample(const T *x /*[n,c,in_h,in_w]*/,
+void grid_sample_ref(const T *x /*[n,c,in_h,in_w]*/,
                  const T *grid /*[n,out_h,out_w,2]*/,
                  T *y /*[n,c,out_h,out_w]*/, const GridSampleParams &p) {
   using A = detail::gs_acc_t<T>;
