@@ -632,6 +632,41 @@ std::string mlir::tract::convParamsDecl(const ::tract::rt::ConvParams &p, String
       four(p.out_size), four(p.kernel), four(p.stride), four(p.dilation), four(p.pad_begin));
 }
 
+::tract::rt::ResizeParams mlir::tract::resizeParamsOf(ResizeOp resize) {
+  ::tract::rt::ResizeParams p = {};
+  auto x = cast<RankedTensorType>(resize.getInput().getType());
+  auto y = cast<RankedTensorType>(resize.getResult().getType());
+  int64_t rank = std::min<int64_t>(x.getRank(), ::tract::rt::kMaxRank);
+  p.rank = (int)x.getRank();
+  for (int64_t d = 0; d < rank; ++d) {
+    p.in_shape[d] = x.getDimSize(d);
+    p.out_shape[d] = y.getDimSize(d);
+    p.scales[d] = resize.getScales()[d];
+    p.roi_start[d] = resize.getRoi()[d];
+    p.roi_end[d] = resize.getRoi()[rank + d];
+  }
+  StringRef mode = resize.getMode(), coord = resize.getCoordinateTransformationMode(),
+            nearest = resize.getNearestMode();
+  using ::tract::rt::ResizeCoord, ::tract::rt::ResizeMode, ::tract::rt::ResizeNearest;
+  p.mode = mode == "linear" ? ResizeMode::Linear
+           : mode == "cubic" ? ResizeMode::Cubic
+                             : ResizeMode::Nearest;
+  p.coord = coord == "pytorch_half_pixel"     ? ResizeCoord::PytorchHalfPixel
+            : coord == "align_corners"        ? ResizeCoord::AlignCorners
+            : coord == "asymmetric"           ? ResizeCoord::Asymmetric
+            : coord == "tf_crop_and_resize"   ? ResizeCoord::TfCropAndResize
+            : coord == "tf_half_pixel_for_nn" ? ResizeCoord::TfHalfPixelForNN
+                                              : ResizeCoord::HalfPixel;
+  p.nearest = nearest == "round_prefer_ceil" ? ResizeNearest::RoundPreferCeil
+              : nearest == "floor"           ? ResizeNearest::Floor
+              : nearest == "ceil"            ? ResizeNearest::Ceil
+                                             : ResizeNearest::RoundPreferFloor;
+  p.cubic_coeff_a = resize.getCubicCoeffA().convertToFloat();
+  p.exclude_outside = resize.getExcludeOutside();
+  p.extrapolation_value = resize.getExtrapolationValue().convertToFloat();
+  return p;
+}
+
 LogicalResult mlir::tract::buildKernelCall(Operation *op, KernelCall &call) {
   if (auto kernel = dyn_cast<KernelOp>(op))
     return buildFusedKernel(kernel, call);
@@ -779,6 +814,9 @@ LogicalResult mlir::tract::buildKernelCall(Operation *op, KernelCall &call) {
         b.line(fmt::format("tract::rt::{}(in0, out0, {}, {}, {}{});", fn, outer, len, inner,
                            std::is_same_v<decltype(s), SoftmaxOp> ? ", par" : ""));
         call.flops = 4 * n;
+        // (softmax_ref.h softmax_row: contiguous rows, each pass on vectors.)
+        if (std::is_same_v<decltype(s), SoftmaxOp> && inner == 1 && result.getElementType().isF32())
+          call.path = "softmax_rows";
         return success();
       })
       .Case([&](LayerNormOp l) {
@@ -788,6 +826,7 @@ LogicalResult mlir::tract::buildKernelCall(Operation *op, KernelCall &call) {
                            l.getBias() ? "in2" : "nullptr", outer, size,
                            cppLiteral(l.getEpsilon().convertToFloat(), Float32Type::get(op->getContext()))));
         call.flops = 8 * n;
+        call.path = "norm_rows"; // (norm_ref.h: vectorised sums, then one pass)
         return success();
       })
       .Case([&](InstanceNormOp i) {
@@ -796,6 +835,7 @@ LogicalResult mlir::tract::buildKernelCall(Operation *op, KernelCall &call) {
                            product(result.getShape().drop_front(2)),
                            cppLiteral(i.getEpsilon().convertToFloat(), Float32Type::get(op->getContext()))));
         call.flops = 8 * n;
+        call.path = "norm_rows";
         return success();
       })
       .Case([&](LrnOp l) {
@@ -961,6 +1001,9 @@ LogicalResult mlir::tract::buildKernelCall(Operation *op, KernelCall &call) {
             cppLiteral(r.getExtrapolationValue().convertToFloat(), f32)));
         if (!r.getRuntimeScales() && !r.getRuntimeRoi()) {
           b.line("tract::rt::resize(in0, out0, p);");
+          if (result.getElementType().isF32() && rank <= ::tract::rt::kMaxRank &&
+              x.getNumElements() > 0 && ::tract::rt::resize_planes_fit(resizeParamsOf(r)))
+            call.path = "planes";
         } else {
           // Scales or roi computed by the model at run time override p's.
           b.line("tract::rt::ResizeParams q = p;");

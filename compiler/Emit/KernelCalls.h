@@ -11,6 +11,7 @@
 
 #include "mlir/IR/Operation.h"
 
+#include "tract/rt/data/resize_ref.h"
 #include "tract/rt/nn/conv_ref.h"
 #include "tract/rt/nn/pool_ref.h"
 
@@ -18,6 +19,8 @@
 #include <vector>
 
 namespace mlir::tract {
+
+class ResizeOp;
 
 struct KernelCall {
   /// Statements of the kernel function's body; operands are named in0, in1,
@@ -28,7 +31,9 @@ struct KernelCall {
   /// For the report, when the op has no tract.algorithm: the runtime path
   /// the call takes where it is not the reference loop nest ("elementwise":
   /// vectorised element loops, "pool_rows": pools by vector rows, "copy",
-  /// "sample_blocks": grid samples worked out a block at a time).
+  /// "sample_blocks": grid samples worked out a block at a time,
+  /// "softmax_rows": contiguous softmax rows on vectors, "norm_rows": layer
+  /// and instance norms' rows, "planes": resizes of the last two axes).
   std::string path;
 };
 
@@ -55,6 +60,8 @@ std::string transposedIndex(ArrayRef<int64_t> xShape, ArrayRef<int64_t> perm,
 std::string convParamsDecl(const ::tract::rt::ConvParams &p, llvm::StringRef name = "p");
 /// `static constexpr tract::rt::PoolParams NAME = {...};`
 std::string poolParamsDecl(const ::tract::rt::PoolParams &p, llvm::StringRef name = "p");
+/// A Resize's runtime parameters, with its compile-time scales and roi.
+::tract::rt::ResizeParams resizeParamsOf(ResizeOp resize);
 
 /// The number of outputs of a float ReduceSum / ReduceMean over its input's
 /// trailing axes (each output one contiguous row: a global average pool),

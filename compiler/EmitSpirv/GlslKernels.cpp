@@ -461,34 +461,7 @@ FailureOr<std::string> ShaderBuilder::resizeElement(ResizeOp resize) {
   if (rank > ::tract::rt::kMaxRank || x.getNumElements() == 0)
     return resize.emitError("not supported by --target=spirv yet: ")
            << "Resize of rank " << rank << " or of an empty input";
-  ::tract::rt::ResizeParams p = {};
-  p.rank = (int)rank;
-  for (int64_t d = 0; d < rank; ++d) {
-    p.in_shape[d] = x.getDimSize(d);
-    p.out_shape[d] = y.getDimSize(d);
-    p.scales[d] = resize.getScales()[d];
-    p.roi_start[d] = resize.getRoi()[d];
-    p.roi_end[d] = resize.getRoi()[rank + d];
-  }
-  StringRef mode = resize.getMode(), coord = resize.getCoordinateTransformationMode(),
-            nearest = resize.getNearestMode();
-  using ::tract::rt::ResizeCoord, ::tract::rt::ResizeMode, ::tract::rt::ResizeNearest;
-  p.mode = mode == "linear" ? ResizeMode::Linear
-           : mode == "cubic" ? ResizeMode::Cubic
-                             : ResizeMode::Nearest;
-  p.coord = coord == "pytorch_half_pixel"     ? ResizeCoord::PytorchHalfPixel
-            : coord == "align_corners"        ? ResizeCoord::AlignCorners
-            : coord == "asymmetric"           ? ResizeCoord::Asymmetric
-            : coord == "tf_crop_and_resize"   ? ResizeCoord::TfCropAndResize
-            : coord == "tf_half_pixel_for_nn" ? ResizeCoord::TfHalfPixelForNN
-                                              : ResizeCoord::HalfPixel;
-  p.nearest = nearest == "round_prefer_ceil" ? ResizeNearest::RoundPreferCeil
-              : nearest == "floor"           ? ResizeNearest::Floor
-              : nearest == "ceil"            ? ResizeNearest::Ceil
-                                             : ResizeNearest::RoundPreferFloor;
-  p.cubic_coeff_a = resize.getCubicCoeffA().convertToFloat();
-  p.exclude_outside = resize.getExcludeOutside();
-  p.extrapolation_value = resize.getExtrapolationValue().convertToFloat();
+  const ::tract::rt::ResizeParams p = resizeParamsOf(resize);
 
   // Output coordinate o<d>; an axis whose every coordinate reads its own
   // position with weight 1 adds o<d> * stride, the others loop over their

@@ -311,28 +311,44 @@ inline void resize_plane_rows(const float *x, float *y, const ResizeParams &p,
   }
 }
 
-inline bool resize_planes_floats(const float *x, float *y, const ResizeParams &p) {
+} // namespace detail
+
+// Whether a float resize takes resize_planes_floats (the compiler's report
+// asks too, with the model's constant scales).
+inline bool resize_planes_fit(const ResizeParams &p) {
   const int rank = p.rank;
-  if (rank < 2 || p.coord == ResizeCoord::TfCropAndResize ||
+  if (rank < 2 || rank > kMaxRank || p.coord == ResizeCoord::TfCropAndResize ||
       p.in_shape[rank - 1] > (int64_t(1) << 30))
     return false;
   int64_t xs[kMaxRank] = {};
   contiguous_strides(p.in_shape, rank, xs);
-  int64_t planes = 1;
   for (int d = 0; d < rank - 2; ++d) {
     // A kept axis: each output coordinate reads its own input one, weight 1.
     if (p.in_shape[d] != p.out_shape[d])
       return false;
-    ResizeAxis a;
-    resize_axis_setup(p, d, xs[d], &a);
+    detail::ResizeAxis a;
+    detail::resize_axis_setup(p, d, xs[d], &a);
     for (int64_t i = 0; i < p.out_shape[d]; ++i) {
-      ResizeTaps t;
-      resize_taps(p, a, i, &t);
+      detail::ResizeTaps t;
+      detail::resize_taps(p, a, i, &t);
       if (t.n != 1 || t.c[0] != 1.0 || t.off[0] != i * xs[d])
         return false;
     }
-    planes *= p.out_shape[d];
   }
+  return true;
+}
+
+namespace detail {
+
+inline bool resize_planes_floats(const float *x, float *y, const ResizeParams &p) {
+  if (!resize_planes_fit(p))
+    return false;
+  const int rank = p.rank;
+  int64_t xs[kMaxRank] = {};
+  contiguous_strides(p.in_shape, rank, xs);
+  int64_t planes = 1;
+  for (int d = 0; d < rank - 2; ++d)
+    planes *= p.out_shape[d];
   ResizeAxis ax_y, ax_x;
   resize_axis_setup(p, rank - 2, xs[rank - 2], &ax_y);
   resize_axis_setup(p, rank - 1, 1, &ax_x);
