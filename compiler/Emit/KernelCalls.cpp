@@ -4,6 +4,7 @@
 #include "compiler/Codegen/KernelChoice.h"
 #include "compiler/Emit/EmitCommon.h"
 #include "compiler/Support/ElementsData.h"
+#include "tract/rt/data/transpose_ref.h"
 #include "dialects/tract/IR/TractOps.h"
 
 #include "llvm/ADT/TypeSwitch.h"
@@ -863,6 +864,12 @@ LogicalResult mlir::tract::buildKernelCall(Operation *op, KernelCall &call) {
         std::string shape = b.array("kInShape", x.getShape());
         std::string perm = b.array("kPerm", t.getPerm());
         b.line(fmt::format("tract::rt::transpose(in0, out0, {}, {}, {});", shape, x.getRank(), perm));
+        auto path = ::tract::rt::transpose_path(x.getShape().data(), (int)x.getRank(),
+                                                t.getPerm().data());
+        if (path == ::tract::rt::TransposePath::Rows)
+          call.path = "copy";
+        else if (path == ::tract::rt::TransposePath::Tiles)
+          call.path = "tiles";
         return success();
       })
       .Case([&](ConcatOp c) {
@@ -900,6 +907,8 @@ LogicalResult mlir::tract::buildKernelCall(Operation *op, KernelCall &call) {
         auto [outer, len, inner] = splitAt(x.getShape(), g.getAxis());
         b.line(fmt::format("tract::rt::gather(in0, in1, out0, {}, {}, {}, {});", outer, len, inner,
                            typeOf(g.getIndices()).getNumElements()));
+        if (inner > 1) // (gather_ref.h: a row copy per index)
+          call.path = "copy";
         return success();
       })
       .Case([&](GatherElementsOp g) {

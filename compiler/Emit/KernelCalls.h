@@ -33,7 +33,8 @@ struct KernelCall {
   /// vectorised element loops, "pool_rows": pools by vector rows, "copy",
   /// "sample_blocks": grid samples worked out a block at a time,
   /// "softmax_rows": contiguous softmax rows on vectors, "norm_rows": layer
-  /// and instance norms' rows, "planes": resizes of the last two axes).
+  /// and instance norms' rows, "planes": resizes of the last two axes,
+  /// "tiles": transposes by 2-d tiles).
   std::string path;
 };
 

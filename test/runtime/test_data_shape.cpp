@@ -74,6 +74,30 @@ TEST(Transpose, TiledBlocksWithPartialTiles) {
   expect_all_permutations({2, 16, 1, 18});
 }
 
+// Float 2-d transposes go through registers a 16 x 16 tile at a time
+// (lanes::gather), tiles of fewer rows with null rows, tiles of fewer
+// columns element by element: NCHW <-> NHWC as in ConvNeXt, attention's
+// head split, tails in both dims, and which path transpose_path names.
+TEST(Transpose, FloatTilesInRegisters) {
+  auto floats = [](int64_t n) {
+    std::vector<float> v(static_cast<size_t>(n));
+    for (size_t i = 0; i < v.size(); ++i)
+      v[i] = static_cast<float>(i) * 0.25f - 3.0f;
+    return v;
+  };
+  const std::vector<std::pair<Shape, Shape>> cases = {
+      {{1, 96, 14, 14}, {0, 2, 3, 1}}, {{1, 14, 14, 96}, {0, 3, 1, 2}}, {{4, 64, 50}, {1, 0, 2}},
+      {{2, 50, 6, 64}, {0, 2, 1, 3}},  {{37, 20}, {1, 0}},               {{33, 48}, {1, 0}},
+      {{3, 17, 33}, {0, 2, 1}},        {{16, 16}, {1, 0}}};
+  for (const auto &[s, perm] : cases)
+    expect_transposed(floats(numel(s)), s, perm);
+  const int64_t nchw[] = {1, 96, 14, 14}, to_nhwc[] = {0, 2, 3, 1}, keep_rows[] = {1, 0, 2, 3};
+  EXPECT_EQ(rt::transpose_path(nchw, 4, to_nhwc), rt::TransposePath::Tiles);
+  EXPECT_EQ(rt::transpose_path(nchw, 4, keep_rows), rt::TransposePath::Rows);
+  const int64_t column[] = {5, 1}, swap[] = {1, 0};
+  EXPECT_EQ(rt::transpose_path(column, 2, swap), rt::TransposePath::Rows);
+}
+
 // The interleave a transposed conv's phases end in: [N, C, s1, s2, Q1, Q2]
 // -> [N, C, Q1, s1, Q2, s2] (few rows of y per 2-d transpose), and a 1-d
 // and a 3-d one.

@@ -132,3 +132,38 @@ TEST(Softmax, SplitOverThreadsMatchesSerial) {
     }
   }
 }
+
+// A contiguous float row folds its max and sum in 4 x 16 lanes, then 16,
+// then a scalar tail: rows long enough for each part, against the naive
+// softmax, and a NaN anywhere (the 4 x 16 body, the 16 body, the tail)
+// makes the whole row NaN, as the scalar fold does.
+TEST(Softmax, LongRowsAndNanInEachPartOfTheRow) {
+  for (int64_t len : {int64_t(64), int64_t(65), int64_t(80), int64_t(200), int64_t(257)}) {
+    const auto xd = random_vec<double>(size_t(len), 500 + uint64_t(len), -8, 8);
+    const std::vector<float> x(xd.begin(), xd.end());
+    const std::vector<double> xr(x.begin(), x.end());
+    std::vector<double> sm, lsm, hm;
+    naive(xr, sm, lsm, hm, 1, len, 1);
+    std::vector<float> y(x.size());
+    rt::softmax(x.data(), y.data(), 1, len, 1);
+    ASSERT_TRUE(all_near(y, std::vector<float>(sm.begin(), sm.end()), 1e-5, 1e-5)) << len;
+  }
+  const int64_t len = 200; // 3 x 64, then 0 x 16, then 8 in the tail
+  for (int64_t at : {int64_t(3), int64_t(70), int64_t(130), int64_t(191), int64_t(195)}) {
+    auto xd = random_vec<double>(size_t(len), 9, -8, 8);
+    xd[size_t(at)] = NAN;
+    const std::vector<float> x(xd.begin(), xd.end());
+    std::vector<float> y(x.size());
+    rt::softmax(x.data(), y.data(), 1, len, 1);
+    for (int64_t j = 0; j < len; ++j)
+      ASSERT_TRUE(std::isnan(y[size_t(j)])) << "NaN at " << at << ", output " << j;
+  }
+  const int64_t len2 = 90; // 1 x 64, 1 x 16, 10 in the tail: NaN in the 16 body
+  auto xd = random_vec<double>(size_t(len2), 10, -8, 8);
+  xd[70] = NAN;
+  const std::vector<float> x(xd.begin(), xd.end());
+  std::vector<float> y(x.size());
+  rt::softmax(x.data(), y.data(), 1, len2, 1);
+  for (float v : y)
+    ASSERT_TRUE(std::isnan(v));
+}

@@ -2,6 +2,10 @@
 #pragma once
 
 #include "tract/rt/common.h"
+#include "tract/rt/nn/lane_transpose.h"
+
+#include <cstring>
+#include <type_traits>
 
 namespace tract {
 namespace rt {
@@ -45,6 +49,31 @@ inline void transpose_2d(const T *x, T *y, int64_t ni, int64_t nj, int64_t xs_j,
     const int64_t i1 = i0 + kTile < ni ? i0 + kTile : ni;
     for (int64_t j0 = 0; j0 < nj; j0 += kTile) {
       const int64_t j1 = j0 + kTile < nj ? j0 + kTile : nj;
+      if constexpr (std::is_same<T, float>::value) {
+        // Float tiles transposed in registers (lanes::gather: a 16 x 16
+        // transpose on AVX-512, 4 x 4 blocks on SSE and NEON), then stored
+        // a row of y at a time (a short last tile: the rows it has). Tiles
+        // of fewer than 16 columns stay scalar: a 16 x 16 transpose for a
+        // column or two costs more than it saves.
+        if (ys_j == 1 && i1 - i0 == kTile) {
+          const int64_t rows_n = j1 - j0;
+          const float *rows[kTile];
+          for (int64_t c = 0; c < kTile; ++c)
+            rows[c] = c < rows_n ? x + (j0 + c) * xs_j : nullptr;
+          alignas(64) float tile[kTile * kTile];
+          lanes::gather(rows, i0, kTile, tile);
+          for (int64_t i = 0; i < kTile; ++i) {
+            float *yr = y + j0 + (i0 + i) * ys_i;
+            if (rows_n == kTile) {
+              std::memcpy(yr, tile + i * kTile, sizeof(float) * kTile);
+            } else {
+              for (int64_t c = 0; c < rows_n; ++c)
+                yr[c] = tile[i * kTile + c];
+            }
+          }
+          continue;
+        }
+      }
       for (int64_t i = i0; i < i1; ++i)
         for (int64_t j = j0; j < j1; ++j)
           y[j * ys_j + i * ys_i] = x[j * xs_j + i];
@@ -52,7 +81,38 @@ inline void transpose_2d(const T *x, T *y, int64_t ni, int64_t nj, int64_t xs_j,
   }
 }
 
+// y's innermost dim that is not of size 1 (-1: none) and the y dim that
+// reads x contiguously (-1: none).
+inline void transpose_dims(const int64_t *in_shape, int rank, const int64_t *perm, int *inner,
+                           int *along) {
+  int64_t xs[kMaxRank];
+  contiguous_strides(in_shape, rank, xs);
+  *inner = rank - 1;
+  while (*inner >= 0 && in_shape[perm[*inner]] == 1)
+    --*inner;
+  *along = -1;
+  for (int i = 0; i < rank; ++i)
+    if (xs[perm[i]] == 1 && in_shape[perm[i]] > 1)
+      *along = i;
+}
+
 } // namespace detail
+
+// How transpose() moves x: by rows of y, each a contiguous run of x
+// (Rows); by 2-d transposes, x contiguous along one y dim and y along
+// another (Tiles); else element by element along strided rows (Elements).
+// The compiler's report names the first two.
+enum class TransposePath { Rows, Tiles, Elements };
+
+inline TransposePath transpose_path(const int64_t *in_shape, int rank, const int64_t *perm) {
+  if (rank > kMaxRank)
+    return TransposePath::Elements;
+  int inner = -1, along = -1;
+  detail::transpose_dims(in_shape, rank, perm, &inner, &along);
+  if (inner < 0 || along == inner)
+    return TransposePath::Rows;
+  return along < 0 ? TransposePath::Elements : TransposePath::Tiles;
+}
 
 // y dim i = x dim perm[i]; y is contiguous. When y's innermost (non-unit)
 // dim is contiguous in x too, y is walked in rows copied from x (dims that
@@ -72,14 +132,7 @@ void transpose(const T *x, T *y, const int64_t *in_shape, int rank,
     ps[i] = xs[perm[i]];
   }
   contiguous_strides(yshape, rank, ys);
-  int inner = rank - 1; // y's innermost dim that is not of size 1
-  while (inner >= 0 && yshape[inner] == 1)
-    --inner;
-  int along = -1; // the y dim that walks x contiguously
-  for (int i = 0; i < rank; ++i)
-    if (ps[i] == 1 && yshape[i] > 1)
-      along = i;
-  if (inner < 0 || along < 0 || along == inner) {
+  if (transpose_path(in_shape, rank, perm) != TransposePath::Tiles) {
     const int64_t *st[1] = {ps};
     detail::for_each_row<1>(
         yshape, rank, st,
@@ -96,6 +149,8 @@ void transpose(const T *x, T *y, const int64_t *in_shape, int rank,
         });
     return;
   }
+  int inner = -1, along = -1;
+  detail::transpose_dims(in_shape, rank, perm, &inner, &along);
   int64_t outer[kMaxRank];
   for (int i = 0; i < rank; ++i)
     outer[i] = i == along ? 1 : yshape[i];

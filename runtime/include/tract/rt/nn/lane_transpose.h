@@ -217,9 +217,11 @@ inline void gather(const float *const *rows, int64_t at, int64_t n, float *dst) 
         store4(dst + (i0 + k) * 16 + c, q[k]);
     }
 #endif
-  for (; i0 < n; ++i0)
+  // (Pointers stepped, not i0 * 16: with n a constant, GCC 12 warned that
+  // the index overflows on an iteration it cannot reach.)
+  for (float *d = dst + i0 * 16; i0 < n; ++i0, d += 16)
     for (int c = 0; c < 16; ++c)
-      dst[i0 * 16 + c] = rows[c] ? rows[c][at + i0] : 0.0f;
+      d[c] = rows[c] ? rows[c][at + i0] : 0.0f;
 }
 
 inline void scatter(const float *src, int64_t n, float *const *rows, int64_t at) {
