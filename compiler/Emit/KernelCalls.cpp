@@ -637,9 +637,10 @@ std::string mlir::tract::convParamsDecl(const ::tract::rt::ConvParams &p, String
   ::tract::rt::ResizeParams p = {};
   auto x = cast<RankedTensorType>(resize.getInput().getType());
   auto y = cast<RankedTensorType>(resize.getResult().getType());
-  int64_t rank = std::min<int64_t>(x.getRank(), ::tract::rt::kMaxRank);
-  p.rank = (int)x.getRank();
-  for (int64_t d = 0; d < rank; ++d) {
+  // (Callers check the rank against kMaxRank first; the arrays hold no more.)
+  int64_t rank = x.getRank();
+  p.rank = (int)rank;
+  for (int64_t d = 0; d < std::min<int64_t>(rank, ::tract::rt::kMaxRank); ++d) {
     p.in_shape[d] = x.getDimSize(d);
     p.out_shape[d] = y.getDimSize(d);
     p.scales[d] = resize.getScales()[d];

@@ -12,6 +12,14 @@ namespace rt {
 
 namespace detail {
 
+// Whether lanes::gather transposes in registers (else its scalar loop,
+// which the tiles' own loop does without the copy).
+#if defined(__AVX512F__) || defined(__SSE__) || defined(__ARM_NEON)
+constexpr bool kTransposeInRegisters = true;
+#else
+constexpr bool kTransposeInRegisters = false;
+#endif
+
 // Rows of y that interleave into one contiguous block (ys_i == nj): with
 // nj a constant the compiler vectorises the interleaving stores.
 template <int kRows, class T>
@@ -49,7 +57,7 @@ inline void transpose_2d(const T *x, T *y, int64_t ni, int64_t nj, int64_t xs_j,
     const int64_t i1 = i0 + kTile < ni ? i0 + kTile : ni;
     for (int64_t j0 = 0; j0 < nj; j0 += kTile) {
       const int64_t j1 = j0 + kTile < nj ? j0 + kTile : nj;
-      if constexpr (std::is_same<T, float>::value) {
+      if constexpr (std::is_same<T, float>::value && kTransposeInRegisters) {
         // Float tiles transposed in registers (lanes::gather: a 16 x 16
         // transpose on AVX-512, 4 x 4 blocks on SSE and NEON), then stored
         // a row of y at a time (a short last tile: the rows it has). Tiles
