@@ -63,6 +63,17 @@ void check(int64_t outer, int64_t len, int64_t inner, uint64_t seed,
   ASSERT_TRUE(all_equal(z, std::vector<T>(hm.begin(), hm.end())));
 }
 
+// Softmax of the contiguous row x (y) against the naive one.
+void expect_row_near_naive(const std::vector<float> &x, std::vector<float> &y) {
+  const int64_t len = int64_t(x.size());
+  const std::vector<double> xr(x.begin(), x.end());
+  std::vector<double> sm, lsm, hm;
+  naive(xr, sm, lsm, hm, 1, len, 1);
+  y.assign(x.size(), 0.0f);
+  rt::softmax(x.data(), y.data(), 1, len, 1);
+  ASSERT_TRUE(all_near(y, std::vector<float>(sm.begin(), sm.end()), 1e-5, 1e-5)) << len;
+}
+
 } // namespace
 
 TEST(Softmax, TailSizesAndInnerBlocks) {
@@ -100,12 +111,8 @@ TEST(Softmax, MaskedRowWithWholeLanesAtMinusInfinity) {
     for (int64_t j = 0; j < 40 && j < len - 5; ++j)
       xd[size_t(j)] = -INFINITY;
     const std::vector<float> x(xd.begin(), xd.end());
-    const std::vector<double> xr(x.begin(), x.end());
-    std::vector<double> sm, lsm, hm;
-    naive(xr, sm, lsm, hm, 1, len, 1);
-    std::vector<float> y(x.size());
-    rt::softmax(x.data(), y.data(), 1, len, 1);
-    ASSERT_TRUE(all_near(y, std::vector<float>(sm.begin(), sm.end()), 1e-5, 1e-5)) << len;
+    std::vector<float> y;
+    expect_row_near_naive(x, y);
     for (int64_t j = 0; j < 40 && j < len - 5; ++j)
       EXPECT_EQ(y[size_t(j)], 0.0f) << len << " at " << j;
   }
@@ -141,12 +148,8 @@ TEST(Softmax, LongRowsAndNanInEachPartOfTheRow) {
   for (int64_t len : {int64_t(64), int64_t(65), int64_t(80), int64_t(200), int64_t(257)}) {
     const auto xd = random_vec<double>(size_t(len), 500 + uint64_t(len), -8, 8);
     const std::vector<float> x(xd.begin(), xd.end());
-    const std::vector<double> xr(x.begin(), x.end());
-    std::vector<double> sm, lsm, hm;
-    naive(xr, sm, lsm, hm, 1, len, 1);
-    std::vector<float> y(x.size());
-    rt::softmax(x.data(), y.data(), 1, len, 1);
-    ASSERT_TRUE(all_near(y, std::vector<float>(sm.begin(), sm.end()), 1e-5, 1e-5)) << len;
+    std::vector<float> y;
+    expect_row_near_naive(x, y);
   }
   const int64_t len = 200; // 3 x 64, then 0 x 16, then 8 in the tail
   for (int64_t at : {int64_t(3), int64_t(70), int64_t(130), int64_t(191), int64_t(195)}) {
