@@ -72,7 +72,11 @@ const Dims kDims[] = {{1, 1, 1},    {8, 16, 1},    {7, 15, 3},   {9, 17, 33},
                       {24, 52, 40}, {1, 37, 700},
                       // Narrow last panels under two row panels at once
                       // (micro_kernel_narrow_pair), over K blocks.
-                      {40, 12, 600}, {32, 9, 1100}};
+                      {40, 12, 600}, {32, 9, 1100},
+                      // Four row panels at once (micro_kernel_narrow_quad,
+                      // up to 12 columns; 13 stays on the pair): a row
+                      // block of 96 then one of 104, 1 and 4 columns.
+                      {200, 13, 70}, {200, 12, 90}, {104, 1, 40}, {96, 4, 520}};
 
 TEST(Gemm, PackedAndStridedOperandsMatchNaive) {
   for (const Dims &d : kDims) {
@@ -145,6 +149,32 @@ TEST(Gemm, PackedAndStridedOperandsMatchNaive) {
             ASSERT_EQ(c[size_t(i * d.n + j)], -7.0f);
           }
       expect_close(got_full, want_full, d.k, "packed x in place");
+    }
+  }
+}
+
+// A narrow last panel's rows get the same sums bit for bit whichever kernel
+// takes them: four row panels at once, two, or one (which one depends on
+// where the rows fall in the block, so on how threads split the rows).
+// Each row panel offset is computed as the first of a gemm() over the rows
+// from there, and compared with the whole gemm()'s rows.
+TEST(Gemm, NarrowPanelsSumTheSameWhicheverKernelTakesThem) {
+  const int64_t m = 56, k = 300; // seven row panels: quad + pair + one
+  for (const int64_t n : {1, 3, 4, 7, 9, 12, 13}) {
+    SCOPED_TRACE(::testing::Message() << m << "x" << n << "x" << k);
+    const auto a = random_floats(size_t(m * k), 11), b = random_floats(size_t(k * n), 12);
+    std::vector<float> pa(size_t(gm::packed_a_floats(m, k)));
+    gm::pack_a(a.data(), k, 1, m, k, pa.data());
+    std::vector<float> whole(size_t(m * n));
+    gm::gemm(m, n, k, gm::PackedA{pa.data(), k}, gm::InPlaceB{b.data(), n}, whole.data(), n, 0,
+             nullptr, gm::NoEpilogue{}, nullptr);
+    for (int64_t panel = 1; panel < m / gm::MR; ++panel) {
+      const int64_t r0 = panel * gm::MR;
+      std::vector<float> part(size_t((m - r0) * n));
+      gm::gemm(m - r0, n, k, gm::PackedA{pa.data() + r0 * k, k}, gm::InPlaceB{b.data(), n},
+               part.data(), n, 0, nullptr, gm::NoEpilogue{}, nullptr);
+      for (int64_t i = 0; i < (m - r0) * n; ++i)
+        ASSERT_EQ(part[size_t(i)], whole[size_t(r0 * n + i)]) << "from panel " << panel;
     }
   }
 }

@@ -355,7 +355,15 @@ void gemm(int64_t m, int64_t n, int64_t k, const ASrc &a, const BSrc &b,
           // full kernels would read 7 rows past it.)
           if (!ASrc::kWholeK && cols <= kMaxNarrowCols)
             micro_kernel_narrow(cols, kb, apanel, bpanel, tile, ldb);
-          else if (!ASrc::kWholeK && std::is_same<BSrc, InPlaceB>::value && cols < NR) {
+          else if (!ASrc::kWholeK && std::is_same<BSrc, InPlaceB>::value && cols < NR &&
+                   kHasNarrowPairKernel) {
+            // (One panel as a pair with itself: the sums of the pair and quad
+            // kernels that take the other rows, bit for bit. As 8 columns
+            // and the rest, the rest's columns would be summed in another
+            // order, so a row's output would depend on the thread split.)
+            alignas(64) float unused[MR * NR];
+            micro_kernel_narrow_pair(cols, kb, apanel, apanel, bpanel, tile, unused, ldb);
+          } else if (!ASrc::kWholeK && std::is_same<BSrc, InPlaceB>::value && cols < NR) {
             micro_kernel_narrow(kMaxNarrowCols, kb, apanel, bpanel, tile, ldb);
             micro_kernel_narrow(cols - kMaxNarrowCols, kb, apanel, bpanel + kMaxNarrowCols,
                                 tile + kMaxNarrowCols, ldb);
@@ -461,8 +469,30 @@ void gemm(int64_t m, int64_t n, int64_t k, const ASrc &a, const BSrc &b,
                          c_index0 + (row0 + MR) * ldc + col0, first, last,
                          bias0 ? bias0 + MR : nullptr, epi);
         };
+        // Four row panels at once where the target has
+        // micro_kernel_narrow_quad and the tail is narrow enough.
+        auto narrow_quad_at = [&](int64_t ir) {
+          alignas(64) float tiles[4][MR * NR];
+          float *const tile_ptrs[4] = {tiles[0], tiles[1], tiles[2], tiles[3]};
+          const int64_t row0 = ic + ir, col0 = jc + whole_end;
+          if (!first)
+            for (int64_t r = 0; r < 4 * MR; ++r)
+              __builtin_prefetch(c + (row0 + r) * ldc + col0);
+          micro_kernel_narrow_quad(tail_cols, kb, ap.base + (ir / MR) * ap.stride, ap.stride,
+                                   bp.base + (whole_end / NR) * bp.stride, tile_ptrs,
+                                   bp.row_stride);
+          for (int64_t h = 0; h < 4; ++h) {
+            const int64_t r0 = row0 + h * MR;
+            finish_tile<0>(tiles[h], MR, tail_cols, c + r0 * ldc + col0, ldc,
+                           c_index0 + r0 * ldc + col0, first, last,
+                           row_bias ? row_bias + r0 : nullptr, epi);
+          }
+        };
         auto narrow_tail_at = [&]() {
           int64_t ir = 0;
+          if (kHasNarrowQuadKernel && tail_cols <= kMaxQuadCols)
+            for (; mb - ir >= 4 * MR; ir += 4 * MR)
+              narrow_quad_at(ir);
           for (; mb - ir >= 2 * MR; ir += 2 * MR)
             narrow_rows_at(ir);
           for (; ir < mb; ir += MR)

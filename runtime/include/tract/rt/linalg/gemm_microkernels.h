@@ -589,8 +589,97 @@ inline void micro_kernel_narrow_pair(int64_t cols, int64_t kb, const float *a0, 
   default: micro_kernel_cols_pair<15>(kb, a0, a1, b, tile0, tile1, ldb); break;
   }
 }
+
+// Four row panels (32 rows) by a narrow B (up to kMaxQuadCols columns):
+// each broadcast of B feeds two FMAs of 16 rows, where the pair kernel's
+// feeds one. The pair kernel spends a load per FMA on B (a 512 -> 1000
+// classifier on a 3x3 map: 9 broadcasts, 2 loads of A and 9 FMAs per K
+// step, bound by the loads at 58% of the FMA peak); here 9 broadcasts and 4
+// loads of A feed 18. Same U and the same FMA sequence per element as
+// micro_kernel_cols_pair, so a row's sums do not depend on which kernel
+// took it (the row panels a thread gets decide that).
+constexpr bool kHasNarrowQuadKernel = true;
+constexpr int64_t kMaxQuadCols = 12;
+template <int C>
+inline void micro_kernel_cols_quad(int64_t kb, const float *a0, int64_t astride, const float *b,
+                                   float *const *tiles, int64_t ldb) {
+  typedef float v16 __attribute__((vector_size(64)));
+  typedef float v8 __attribute__((vector_size(32)));
+  constexpr int U = C >= 8 ? 1 : (8 + C - 1) / C;
+  const float *a1 = a0 + astride, *a2 = a1 + astride, *a3 = a2 + astride;
+  v16 acc[U][2][C] = {};
+  auto both = [](const float *lo_at, const float *hi_at) {
+    v8 lo, hi;
+    std::memcpy(&lo, lo_at, sizeof lo);
+    std::memcpy(&hi, hi_at, sizeof hi);
+    return __builtin_shufflevector(lo, hi, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  };
+  int64_t p = 0;
+  for (; p + U <= kb; p += U, a0 += U * MR, a1 += U * MR, a2 += U * MR, a3 += U * MR,
+                      b += U * ldb) {
+    TRACT_UNROLL(8)
+    for (int u = 0; u < U; ++u) {
+      if (u % 2 == 0) { // the four panels stream (see micro_kernel_cols)
+        __builtin_prefetch(a0 + u * MR + kStreamAhead);
+        __builtin_prefetch(a1 + u * MR + kStreamAhead);
+        __builtin_prefetch(a2 + u * MR + kStreamAhead);
+        __builtin_prefetch(a3 + u * MR + kStreamAhead);
+      }
+      const v16 lo = both(a0 + u * MR, a1 + u * MR), hi = both(a2 + u * MR, a3 + u * MR);
+      TRACT_UNROLL(16)
+      for (int j = 0; j < C; ++j) {
+        const float bj = b[u * ldb + j];
+        acc[u][0][j] += lo * bj;
+        acc[u][1][j] += hi * bj;
+      }
+    }
+  }
+  for (; p < kb; ++p, a0 += MR, a1 += MR, a2 += MR, a3 += MR, b += ldb) {
+    const v16 lo = both(a0, a1), hi = both(a2, a3);
+    TRACT_UNROLL(16)
+    for (int j = 0; j < C; ++j) {
+      acc[0][0][j] += lo * b[j];
+      acc[0][1][j] += hi * b[j];
+    }
+  }
+  TRACT_UNROLL(16)
+  for (int j = 0; j < C; ++j)
+    for (int h = 0; h < 2; ++h) {
+      v16 sum = acc[0][h][j];
+      TRACT_UNROLL(8)
+      for (int u = 1; u < U; ++u)
+        sum += acc[u][h][j];
+      for (int64_t i = 0; i < MR; ++i) {
+        tiles[2 * h][i * NR + j] = sum[i];
+        tiles[2 * h + 1][i * NR + j] = sum[MR + i];
+      }
+    }
+}
+
+// tiles: the four panels' MR x NR tiles.
+inline void micro_kernel_narrow_quad(int64_t cols, int64_t kb, const float *a0, int64_t astride,
+                                     const float *b, float *const *tiles, int64_t ldb) {
+  switch (cols) {
+  case 1: micro_kernel_cols_quad<1>(kb, a0, astride, b, tiles, ldb); break;
+  case 2: micro_kernel_cols_quad<2>(kb, a0, astride, b, tiles, ldb); break;
+  case 3: micro_kernel_cols_quad<3>(kb, a0, astride, b, tiles, ldb); break;
+  case 4: micro_kernel_cols_quad<4>(kb, a0, astride, b, tiles, ldb); break;
+  case 5: micro_kernel_cols_quad<5>(kb, a0, astride, b, tiles, ldb); break;
+  case 6: micro_kernel_cols_quad<6>(kb, a0, astride, b, tiles, ldb); break;
+  case 7: micro_kernel_cols_quad<7>(kb, a0, astride, b, tiles, ldb); break;
+  case 8: micro_kernel_cols_quad<8>(kb, a0, astride, b, tiles, ldb); break;
+  case 9: micro_kernel_cols_quad<9>(kb, a0, astride, b, tiles, ldb); break;
+  case 10: micro_kernel_cols_quad<10>(kb, a0, astride, b, tiles, ldb); break;
+  case 11: micro_kernel_cols_quad<11>(kb, a0, astride, b, tiles, ldb); break;
+  default: micro_kernel_cols_quad<12>(kb, a0, astride, b, tiles, ldb); break;
+  }
+}
 #else
 constexpr bool kHasNarrowPairKernel = false;
+constexpr bool kHasNarrowQuadKernel = false;
+constexpr int64_t kMaxQuadCols = 0;
+inline void micro_kernel_narrow_quad(int64_t, int64_t, const float *, int64_t, const float *,
+                                     float *const *, int64_t) {}
 inline void micro_kernel_narrow_pair(int64_t cols, int64_t kb, const float *a0, const float *a1,
                                      const float *b, float *tile0, float *tile1,
                                      int64_t ldb = NR) {
