@@ -107,8 +107,9 @@ std::optional<std::pair<double, SmallVector<int64_t>>> absorbablePad(PadOp pad,
 }
 
 // conv(pad(x, zeros on spatial dims)) ==> conv(x) with the pads added;
-// avg_pool(pad(x, 0), count_include_pad) and max_pool(pad(x, -inf)) likewise:
-// padding taps count as zeros in the average and never win the max.
+// avg_pool(pad(x, 0)) counting the padding (or with no pads of its own) and
+// max_pool(pad(x, -inf)) likewise: padding taps count as zeros in the
+// average and never win the max.
 template <class Op>
 struct PadInto : OpRewritePattern<Op> {
   using OpRewritePattern<Op>::OpRewritePattern;
@@ -122,7 +123,11 @@ struct PadInto : OpRewritePattern<Op> {
     if constexpr (std::is_same<Op, ConvOp>::value)
       ok = value == 0.0;
     else if constexpr (std::is_same<Op, AvgPoolOp>::value)
-      ok = value == 0.0 && op.getCountIncludePad() && !op.getCeilMode();
+      // (Without pads of its own a pool's windows lie inside the padded
+      // tensor, so counting the padding, now its own, is the same divisor:
+      // how PyTorch exports avg_pool2d(padding=1), Inception's.)
+      ok = value == 0.0 && !op.getCeilMode() &&
+           (op.getCountIncludePad() || llvm::all_of(op.getPads(), [](int64_t v) { return v == 0; }));
     else
       ok = std::isinf(value) && value < 0 && !op.getCeilMode();
     if (!ok)
@@ -130,6 +135,8 @@ struct PadInto : OpRewritePattern<Op> {
     rewriter.modifyOpInPlace(op, [&] {
       op.getInputMutable().assign(pad.getInput());
       op.setPadsAttr(rewriter.getDenseI64ArrayAttr(absorbed->second));
+      if constexpr (std::is_same<Op, AvgPoolOp>::value)
+        op.setCountIncludePad(true);
       op->setLoc(fusedLoc({pad, op}));
     });
     return success();

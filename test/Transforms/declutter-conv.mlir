@@ -117,15 +117,33 @@ func.func @pad_into_avg_pool_fold(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x4x4xf32
 
 // -----
 
-// Without count_include_pad the explicit zeros would count, the pool's own
-// pads would not: it stays.
-// CHECK-LABEL: func @pad_into_avg_pool_nofold
-// CHECK: tract.pad
-// CHECK: tract.avg_pool
-func.func @pad_into_avg_pool_nofold(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x4x4xf32> {
+// A pool without pads of its own (PyTorch's export of avg_pool2d with
+// padding, Inception-v3's): every window lies in the padded tensor, so the
+// divisor counts the zeros either way; the pool pads itself, counting them.
+// CHECK-LABEL: func @pad_into_unpadded_avg_pool_fold
+// CHECK-NOT: tract.pad
+// CHECK: tract.avg_pool %arg0 {count_include_pad = true, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>}
+func.func @pad_into_unpadded_avg_pool_fold(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x4x4xf32> {
   %0 = tract.pad %x {pads = array<i64: 0, 0, 1, 1, 0, 0, 1, 1>} : tensor<1x1x4x4xf32> -> tensor<1x1x6x6xf32>
   %1 = tract.avg_pool %0 {kernel_shape = array<i64: 3, 3>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>} : tensor<1x1x6x6xf32> -> tensor<1x1x4x4xf32>
   return %1 : tensor<1x1x4x4xf32>
+}
+
+// -----
+
+// With pads of its own and without count_include_pad the explicit zeros
+// count, the pool's own pads do not: it stays. So does a pool in ceil mode.
+// CHECK-LABEL: func @pad_into_avg_pool_nofold
+// CHECK: tract.pad
+// CHECK: tract.avg_pool
+// CHECK: tract.pad
+// CHECK: tract.avg_pool
+func.func @pad_into_avg_pool_nofold(%x: tensor<1x1x4x4xf32>) -> (tensor<1x1x6x6xf32>, tensor<1x1x3x3xf32>) {
+  %0 = tract.pad %x {pads = array<i64: 0, 0, 1, 1, 0, 0, 1, 1>} : tensor<1x1x4x4xf32> -> tensor<1x1x6x6xf32>
+  %1 = tract.avg_pool %0 {kernel_shape = array<i64: 3, 3>, strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>} : tensor<1x1x6x6xf32> -> tensor<1x1x6x6xf32>
+  %2 = tract.pad %x {pads = array<i64: 0, 0, 1, 1, 0, 0, 1, 1>} : tensor<1x1x4x4xf32> -> tensor<1x1x6x6xf32>
+  %3 = tract.avg_pool %2 {kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, ceil_mode = true} : tensor<1x1x6x6xf32> -> tensor<1x1x3x3xf32>
+  return %1, %3 : tensor<1x1x6x6xf32>, tensor<1x1x3x3xf32>
 }
 
 // -----

@@ -1,3 +1,4 @@
+#include <cstring>
 #include "tract/rt/io/thread_pool.h"
 #include "tract/rt/nn/pool_ref.h"
 
@@ -148,6 +149,29 @@ void run_case(const PoolCase &c, Kind kind, uint64_t seed, int threads = 1) {
       << " incl=" << c.include_pad;
 }
 
+// Case t of the small-plane tests: 1-d or 2-d planes of at most 16 x 16,
+// 8, 21 or 40 planes (a partial last block of 16), random small windows,
+// strides, dilations, pads and ceil mode; false where the window would not
+// fit the padded input.
+bool random_small_planes_case(Rng &r, int t, PoolCase *c) {
+  static const int64_t sizes[] = {1, 2, 4, 7, 13, 16};
+  c->r = t % 4 == 0 ? 1 : 2;
+  c->bc = t % 3 == 0 ? 8 : (t % 3 == 1 ? 21 : 40);
+  c->ceil_mode = r.range(0, 1) == 1;
+  c->include_pad = false;
+  bool ok = true;
+  for (int d = 0; d < c->r; ++d) {
+    c->in.push_back(sizes[r.range(0, 5)]);
+    c->ker.push_back(r.range(1, 3));
+    c->stride.push_back(r.range(1, 2));
+    c->dil.push_back(r.range(1, 2));
+    c->pb.push_back(r.range(0, c->ker.back() - 1));
+    c->pe.push_back(r.range(0, c->ker.back() - 1));
+    ok = ok && c->in.back() + c->pb.back() + c->pe.back() >= c->dil.back() * (c->ker.back() - 1) + 1;
+  }
+  return ok;
+}
+
 } // namespace
 
 TEST(Pool, RandomCasesAllKinds) {
@@ -186,31 +210,57 @@ TEST(Pool, RandomCasesAllKinds) {
 // counts that leave a partial last block of 16, one and two threads.
 TEST(Pool, SmallPlanesMaxPool) {
   Rng r(91);
-  static const int64_t sizes[] = {1, 2, 4, 7, 13, 16};
   uint64_t seed = 500;
   for (int t = 0; t < 60; ++t) {
     PoolCase c;
-    c.r = t % 4 == 0 ? 1 : 2;
-    c.bc = t % 3 == 0 ? 8 : (t % 3 == 1 ? 21 : 40);
-    c.ceil_mode = r.range(0, 1) == 1;
-    c.include_pad = false;
-    bool ok = true;
-    for (int d = 0; d < c.r; ++d) {
-      c.in.push_back(sizes[r.range(0, 5)]);
-      c.ker.push_back(r.range(1, 3));
-      c.stride.push_back(r.range(1, 2));
-      c.dil.push_back(r.range(1, 2));
-      c.pb.push_back(r.range(0, c.ker.back() - 1));
-      c.pe.push_back(r.range(0, c.ker.back() - 1));
-      ok = ok && c.in.back() + c.pb.back() + c.pe.back() >= c.dil.back() * (c.ker.back() - 1) + 1;
-    }
-    if (!ok)
-      continue;
-    run_case(c, Kind::Max, seed++, 1 + t % 2);
+    if (random_small_planes_case(r, t, &c))
+      run_case(c, Kind::Max, seed++, 1 + t % 2);
   }
   // SqueezeNet 1.0's and GoogLeNet's at a 64 x 64 input.
   run_case({2, 40, {14, 14}, {3, 3}, {2, 2}, {1, 1}, {0, 0}, {0, 0}, true, false}, Kind::Max, 600);
   run_case({2, 33, {4, 4}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}, false, false}, Kind::Max, 601, 2);
+}
+
+// Average pools of such planes run 16 planes at a time in lane layout too:
+// random cases against the naive pool (padding counted or not), then the
+// same planes one at a time (the row kernel: fewer than 8 planes), which
+// must give the same floats bit for bit, since how threads split the
+// planes decides which kernel takes which. Inception-v3's 3x3 stride-1
+// pools on 6 x 6 maps after a zero Pad, and with the padding in the pool.
+TEST(Pool, SmallPlanesAveragePool) {
+  Rng r(93);
+  uint64_t seed = 700;
+  auto same_as_one_plane_at_a_time = [](const PoolCase &c, uint64_t s) {
+    const Shape out = pool_out(c);
+    const auto xd = random_vec<double>(size_t(c.bc * numel(c.in)), s);
+    const std::vector<float> x(xd.begin(), xd.end());
+    std::vector<float> all(size_t(c.bc * numel(out))), one(all.size());
+    rt::avg_pool(x.data(), all.data(), params(c, out));
+    PoolCase single = c;
+    single.bc = 1;
+    for (int64_t b = 0; b < c.bc; ++b)
+      rt::avg_pool(x.data() + b * numel(c.in), one.data() + b * numel(out), params(single, out));
+    for (size_t i = 0; i < all.size(); ++i)
+      ASSERT_EQ(std::memcmp(&all[i], &one[i], sizeof(float)), 0)
+          << i << ": " << all[i] << " vs " << one[i] << " in=" << shape_str(c.in)
+          << " incl=" << c.include_pad;
+  };
+  for (int t = 0; t < 60; ++t) {
+    PoolCase c;
+    if (!random_small_planes_case(r, t, &c))
+      continue;
+    c.include_pad = t % 5 < 2;
+    run_case(c, Kind::Avg, seed, 1 + t % 2);
+    same_as_one_plane_at_a_time(c, seed++);
+  }
+  const PoolCase inception[] = {
+      {2, 48, {6, 6}, {3, 3}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, false, false},
+      {2, 48, {4, 4}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}, false, true},
+  };
+  for (const PoolCase &c : inception) {
+    run_case(c, Kind::Avg, seed, 2);
+    same_as_one_plane_at_a_time(c, seed++);
+  }
 }
 
 TEST(Pool, NamedShapes) {

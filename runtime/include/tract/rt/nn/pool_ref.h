@@ -399,12 +399,14 @@ inline bool max_pool_lanes_fit(const Pool4 &q, int64_t planes) {
          planes >= 8;
 }
 
-inline void max_pool_lanes(const float *x, float *y, const Pool4 &q, int64_t planes) {
+// Each block of 16 planes in lane layout: gathered into in_l, pool(in_l,
+// out_l) computes the block's outputs in lane layout, scattered back.
+template <class PoolBlock>
+inline void for_lane_blocks(const float *x, float *y, const Pool4 &q, int64_t planes,
+                            const PoolBlock &pool) {
   constexpr int64_t L = lanes::kLanes;
   alignas(64) float in_l[kMaxPoolLanesPixels * L];
   alignas(64) float out_l[kMaxPoolLanesPixels * L];
-  const float lowest = lowest_or_neg_inf<float>();
-  const int64_t ih_n = q.in[2], iw_n = q.in[3];
   for (int64_t c0 = 0; c0 < planes; c0 += L) {
     const float *in_rows[L];
     float *out_rows[L];
@@ -414,7 +416,16 @@ inline void max_pool_lanes(const float *x, float *y, const Pool4 &q, int64_t pla
       out_rows[c] = real ? y + (c0 + c) * q.out_plane : nullptr;
     }
     lanes::gather(in_rows, 0, q.in_plane, in_l);
-    float *o = out_l;
+    pool(static_cast<const float *>(in_l), out_l);
+    lanes::scatter(out_l, q.out_plane, out_rows, 0);
+  }
+}
+
+inline void max_pool_lanes(const float *x, float *y, const Pool4 &q, int64_t planes) {
+  constexpr int64_t L = lanes::kLanes;
+  const float lowest = lowest_or_neg_inf<float>();
+  const int64_t ih_n = q.in[2], iw_n = q.in[3];
+  for_lane_blocks(x, y, q, planes, [&](const float *in_l, float *o) {
     for (int64_t oh = 0; oh < q.out[2]; ++oh) {
       int64_t khlo, khhi;
       const int64_t h0 = oh * q.st[2] - q.pb[2];
@@ -437,8 +448,7 @@ inline void max_pool_lanes(const float *x, float *y, const Pool4 &q, int64_t pla
         std::memcpy(o, &m, sizeof m);
       }
     }
-    lanes::scatter(out_l, q.out_plane, out_rows, 0);
-  }
+  });
 }
 #endif
 
@@ -517,6 +527,59 @@ inline void avg_pool_rows_floats(const float *x, float *y, const Pool4 &q, int64
     }
   }
 }
+
+#if defined(TRACT_RT_POOL_LANES)
+// avg_pool_rows_floats on small planes (max_pool_lanes_fit), 16 planes at a
+// time in lane layout, as max_pool_lanes: per output row the window rows'
+// column sums, then each output the sum of its columns, one vector for 16
+// planes. The row kernel's staging, calls and scalar tails per output row
+// were most of the time on Inception-v3's 768 planes of 6 x 6 (93 us a
+// pool, 121 ns a plane of 16 outputs). Same sums in the same order as
+// avg_pool_rows_floats (the rows in order, then the columns from +0 in
+// order; the padding's zeros left out, which changes no sum that starts
+// at +0), and the same division, bit for bit: a thread's planes may go
+// either way.
+inline void avg_pool_lanes(const float *x, float *y, const Pool4 &q, int64_t planes,
+                           bool include_pad) {
+  constexpr int64_t L = lanes::kLanes;
+  alignas(64) float col_sums[kMaxPoolLanesPixels * L];
+  const int64_t ih_n = q.in[2], iw_n = q.in[3];
+  for_lane_blocks(x, y, q, planes, [&](const float *in_l, float *o) {
+    for (int64_t oh = 0; oh < q.out[2]; ++oh) {
+      int64_t khlo, khhi;
+      const int64_t h0 = oh * q.st[2] - q.pb[2];
+      pool_taps(h0, q.dil[2], q.ker[2], 0, ih_n, &khlo, &khhi);
+      for (int64_t iw = 0; iw < iw_n; ++iw) {
+        pool_v16 sum = {};
+        for (int64_t kh = khlo; kh < khhi; ++kh) {
+          pool_v16 v;
+          std::memcpy(&v, in_l + ((h0 + kh * q.dil[2]) * iw_n + iw) * L, sizeof v);
+          sum = kh == khlo ? v : sum + v;
+        }
+        std::memcpy(col_sums + iw * L, &sum, sizeof sum);
+      }
+      const float row_taps = float(avg_taps(q, 2, oh, include_pad));
+      for (int64_t ow = 0; ow < q.out[3]; ++ow, o += L) {
+        int64_t kwlo, kwhi;
+        const int64_t w0 = ow * q.st[3] - q.pb[3];
+        pool_taps(w0, q.dil[3], q.ker[3], 0, iw_n, &kwlo, &kwhi);
+        pool_v16 sum = {};
+        for (int64_t kw = kwlo; kw < kwhi; ++kw) {
+          pool_v16 v;
+          std::memcpy(&v, col_sums + (w0 + kw * q.dil[3]) * L, sizeof v);
+          sum += v;
+        }
+        const float taps = row_taps * float(avg_taps(q, 3, ow, include_pad));
+        if (taps > 0)
+          sum /= taps;
+        else
+          sum = pool_v16{};
+        std::memcpy(o, &sum, sizeof sum);
+      }
+    }
+  });
+}
+#endif
 
 } // namespace detail
 
@@ -630,6 +693,11 @@ void avg_pool(const T *x, T *y, const PoolParams &p, const Parallel &par = Paral
           detail::pool_tasks(par, planes, 4 * planes * q.out_plane * q.ker[2] * q.ker[3]);
       run_tasks(par, tasks, [&](int64_t t) {
         const int64_t b0 = planes * t / tasks, b1 = planes * (t + 1) / tasks;
+#if defined(TRACT_RT_POOL_LANES)
+        if (detail::max_pool_lanes_fit(q, b1 - b0))
+          return detail::avg_pool_lanes(x + b0 * q.in_plane, y + b0 * q.out_plane, q, b1 - b0,
+                                        p.count_include_pad);
+#endif
         detail::avg_pool_rows_floats(x + b0 * q.in_plane, y + b0 * q.out_plane, q, b1 - b0,
                                      p.count_include_pad);
       });
