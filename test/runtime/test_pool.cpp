@@ -1,8 +1,10 @@
-#include <cstring>
 #include "tract/rt/io/thread_pool.h"
 #include "tract/rt/nn/pool_ref.h"
 
 #include "test_util.h"
+
+#include <cmath>
+#include <cstring>
 
 using namespace tract_test;
 namespace rt = tract::rt;
@@ -260,6 +262,43 @@ TEST(Pool, SmallPlanesAveragePool) {
   for (const PoolCase &c : inception) {
     run_case(c, Kind::Avg, seed, 2);
     same_as_one_plane_at_a_time(c, seed++);
+  }
+}
+
+// Max pools whose rows fit two AVX-512 registers with their padding, on
+// planes too large for lane layout or too few of them, fold in registers
+// (detail::max_pool_narrow_rows): against the naive pool, and against the
+// row kernel bit for bit with NaN, infinities and zeros of both signs in
+// the input (which never or always win, and the first zero seen stays).
+TEST(Pool, NarrowRowsMaxPool) {
+  const PoolCase cases[] = {
+      {2, 20, {29, 29}, {3, 3}, {2, 2}, {1, 1}, {0, 0}, {0, 0}, true, false},  // SqueezeNet 1.0
+      {2, 9, {27, 27}, {3, 3}, {2, 2}, {1, 1}, {0, 0}, {0, 0}, true, false},   // SqueezeNet 1.1
+      {2, 3, {40, 14}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}, false, false},  // padded, 14 out
+      {2, 2, {30, 20}, {2, 5}, {1, 2}, {1, 2}, {0, 2}, {1, 2}, true, false},   // dilated row taps
+      {2, 4, {17, 31}, {3, 2}, {2, 2}, {1, 1}, {1, 1}, {1, 0}, false, false},  // 31 + 1 padding
+      {1, 5, {28}, {4}, {2}, {1}, {1}, {2}, true, false},                      // 1-d
+  };
+  uint64_t seed = 800;
+  for (const PoolCase &c : cases) {
+    for (int threads : {1, 2})
+      run_case(c, Kind::Max, seed, threads);
+#if defined(TRACT_RT_POOL_LANES)
+    const Shape out = pool_out(c);
+    const rt::detail::Pool4 q = rt::detail::pool4(params(c, out));
+    ASSERT_TRUE(rt::detail::max_pool_narrow_rows_fit(q)) << shape_str(c.in);
+    auto x = random_vec<float>(size_t(c.bc * numel(c.in)), seed);
+    const float specials[] = {std::nanf(""), 0.0f, -0.0f, INFINITY, -INFINITY};
+    for (size_t i = 0; i < x.size(); i += 3)
+      x[i] = specials[(i / 3) % 5];
+    std::vector<float> narrow(size_t(c.bc * numel(out))), rows(narrow.size());
+    rt::detail::max_pool_narrow_rows(x.data(), narrow.data(), q, c.bc);
+    rt::detail::max_pool_rows_floats(x.data(), rows.data(), q, c.bc);
+    for (size_t i = 0; i < rows.size(); ++i)
+      ASSERT_EQ(std::memcmp(&narrow[i], &rows[i], sizeof(float)), 0)
+          << i << ": " << narrow[i] << " vs " << rows[i] << " in=" << shape_str(c.in);
+#endif
+    ++seed;
   }
 }
 
