@@ -102,6 +102,15 @@ bool convUsesGemm(ConvOp conv) {
 // no conv_by_taps (sharedWeightTiles).
 constexpr int kTileGemmOnly = -1;
 
+// The Winograd tile a conv runs when its weight is its own: the runtime's
+// cost model against im2col, except F(2x2) where conv_by_taps beats it
+// (rows of 7 pixels or fewer, conv_lanes.h).
+int ownWinogradTile(const ::tract::rt::ConvParams &p,
+                    const ::tract::rt::winograd::ConvCosts &costs) {
+  const int tile = ::tract::rt::winograd::choose_tile(p, costs);
+  return tile == 2 && ::tract::rt::conv_by_taps_beats_winograd_f2(p) ? 0 : tile;
+}
+
 // How operand 1 of `top` would be packed, as a comparable key; empty when
 // it is not a packable weight slot. `tile`, where given, is the Winograd
 // tile a conv is to run, or kTileGemmOnly (sharedWeightTiles), else its own
@@ -118,7 +127,7 @@ std::string packKey(Operation *top, const ::tract::rt::winograd::ConvCosts &cost
       return "";
     auto w = typeOf(conv.getWeight());
     ::tract::rt::ConvParams p = convParamsOf(conv);
-    const int t = tile ? *tile : ::tract::rt::winograd::choose_tile(p, costs);
+    const int t = tile ? *tile : ownWinogradTile(p, costs);
     std::string how = t > 0 ? fmt::format("winograd {}", t)
                       : ::tract::rt::conv_is_fully_connected(p) ? "fully connected"
                       : ::tract::rt::conv_row_taps_pays(p)      ? "row taps"
@@ -283,7 +292,7 @@ struct ChooseKernels : impl::TractChooseKernelsPassBase<ChooseKernels> {
           auto shared = tiles.find(&top);
           int tile = !packed                ? 0
                      : shared != tiles.end() ? shared->second
-                                             : ::tract::rt::winograd::choose_tile(p, costs);
+                                             : ownWinogradTile(p, costs);
           if (tile == 4) {
             algorithm = "winograd_f4";
             scratchFloats = ::tract::rt::winograd::scratch_floats<4>(p);

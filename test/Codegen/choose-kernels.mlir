@@ -343,6 +343,25 @@ func.func @deep_conv_by_taps(%x: tensor<1x32x17x17xf32>, %y: tensor<1x128x7x7xf3
 
 // -----
 
+// A 3x3 stride-1 conv that Winograd's cost model gives F(2x2) runs by taps
+// on rows of 7 pixels (SqueezeNet 1.0's fire modules at a 64 x 64 input),
+// stays on F(2x2) at 8 x 8; F(4x4) at 14 x 14 is not affected.
+// CHECK-LABEL: func @taps_over_winograd_f2
+// CHECK: tract.conv {{.*}}tract.algorithm = "conv_by_taps", tract.packed_weights
+// CHECK: tract.conv {{.*}}tract.algorithm = "winograd_f2", tract.packed_weights
+// CHECK: tract.conv {{.*}}tract.algorithm = "winograd_f4", tract.packed_weights
+func.func @taps_over_winograd_f2(%x: tensor<1x48x7x7xf32>, %y: tensor<1x48x8x8xf32>, %z: tensor<1x48x14x14xf32>) -> (tensor<1x192x7x7xf32>, tensor<1x192x8x8xf32>, tensor<1x192x14x14xf32>) {
+  %w = tract.const dense<0.5> : tensor<192x48x3x3xf32>
+  %v = tract.const dense<0.25> : tensor<192x48x3x3xf32>
+  %u = tract.const dense<0.125> : tensor<192x48x3x3xf32>
+  %0 = tract.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1} : (tensor<1x48x7x7xf32>, tensor<192x48x3x3xf32>) -> tensor<1x192x7x7xf32>
+  %1 = tract.conv %y, %v {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1} : (tensor<1x48x8x8xf32>, tensor<192x48x3x3xf32>) -> tensor<1x192x8x8xf32>
+  %2 = tract.conv %z, %u {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1} : (tensor<1x48x14x14xf32>, tensor<192x48x3x3xf32>) -> tensor<1x192x14x14xf32>
+  return %0, %1, %2 : tensor<1x192x7x7xf32>, tensor<1x192x8x8xf32>, tensor<1x192x14x14xf32>
+}
+
+// -----
+
 // Output pixels in vector lanes (conv_row_taps): the 7x7 stem on rows of 64
 // (3 x 7 rows of 2 phases x (64 + 3 + 1) floats: 2856), weights that are
 // not constants (read as they come), a 1-d conv of one input channel
