@@ -453,16 +453,16 @@ inline void max_pool_lanes(const float *x, float *y, const Pool4 &q, int64_t pla
 #endif
 
 #if defined(TRACT_RT_POOL_LANES)
-// Rows of at most 32 floats with their padding (a 29 x 29 or 14 x 14 map:
-// SqueezeNet 1.0 and GoogLeNet at a 64 x 64 input), whole in two registers:
-// per output row the window's input rows are loaded masked (-inf past the
-// row and in the padding) and folded, then each column tap is one
-// two-register permute of the folded row (the even lanes for stride 2) and
-// a max, and the row is stored masked. No staging, no transposes: the row
-// kernel's staging and calls per output row, or lane layout's gather and
-// scatter, were most of these pools' time (96 planes of 29 x 29 -> 14 x 14:
-// 17.7 us; 256 of 14 x 14 -> 7 x 7 in lane layout: 11.9 us). The row
-// kernel's fold in its order (rows, then the taps along the row, each
+// Rows of at most 32 floats with their padding on planes lane layout does
+// not take (SqueezeNet 1.0's 29 x 29 at a 64 x 64 input, SqueezeNet 1.1's
+// 27 x 27), whole in two registers: per output row the window's input rows
+// are loaded masked (-inf past the row and in the padding) and folded, then
+// each column tap is one two-register permute of the folded row (the even
+// lanes for stride 2) and a max, and the row is stored masked. No staging:
+// the row kernel's staging and calls per output row were most of these
+// pools' time (96 planes of 29 x 29 -> 14 x 14: 15.5 -> 8.3 us; 128 of
+// 27 x 27 -> 13 x 13: 19.3 -> 10.0 us, Zen 5). The row kernel's fold in
+// its order (rows, then the taps along the row, each
 // `m < v ? v : m`, which _mm512_max_ps(v, m) is, NaN and signed zeros
 // included), so the same floats.
 constexpr int64_t kMaxPoolNarrowTaps = 8;
