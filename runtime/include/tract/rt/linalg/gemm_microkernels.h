@@ -512,25 +512,29 @@ inline void micro_kernel_narrow(int64_t cols, int64_t kb, const float *a, const 
 // 8 + 1; a 3x3 conv on 2x2, 4 columns) run on these kernels alone.
 #if defined(__AVX512F__) && (defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12))
 constexpr bool kHasNarrowPairKernel = true;
+typedef float narrow_v16 __attribute__((vector_size(64)));
+
+// One K step of two row panels (8 floats at lo, 8 at hi) as one 512-bit
+// vector: two 256-bit loads joined by a vector insert. Not through memory:
+// two halves stored and read back as one vector stall each K step on a
+// failed store forward. Not by intrinsics: GCC 12's insert and shuffle warn
+// of their own undefined operand at -O3.
+inline __attribute__((always_inline)) narrow_v16 join_panels(const float *lo_at,
+                                                             const float *hi_at) {
+  typedef float v8 __attribute__((vector_size(32)));
+  v8 lo, hi;
+  std::memcpy(&lo, lo_at, sizeof lo);
+  std::memcpy(&hi, hi_at, sizeof hi);
+  return __builtin_shufflevector(lo, hi, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+}
+
 template <int C>
 inline void micro_kernel_cols_pair(int64_t kb, const float *a0, const float *a1, const float *b,
                                    float *tile0, float *tile1, int64_t ldb) {
   typedef float v16 __attribute__((vector_size(64)));
   constexpr int U = C >= 8 ? 1 : (8 + C - 1) / C;
   v16 acc[U][C] = {};
-  // (An insert: two 256-bit halves stored and read back as one 512-bit
-  // vector would stall each K step on a failed store forward.)
-  // (Two 256-bit loads joined by a vector insert. Not through memory: two
-  // halves stored and read back as one vector stall each K step on a failed
-  // store forward. Not by intrinsics: GCC 12's insert and shuffle warn of
-  // their own undefined operand at -O3.)
-  typedef float v8 __attribute__((vector_size(32)));
-  auto both = [&](int64_t off) {
-    v8 lo, hi;
-    std::memcpy(&lo, a0 + off, sizeof lo);
-    std::memcpy(&hi, a1 + off, sizeof hi);
-    return __builtin_shufflevector(lo, hi, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-  };
+  auto both = [&](int64_t off) { return join_panels(a0 + off, a1 + off); };
   int64_t p = 0;
   for (; p + U <= kb; p += U, a0 += U * MR, a1 += U * MR, b += U * ldb) {
     TRACT_UNROLL(8)
@@ -604,16 +608,9 @@ template <int C>
 inline void micro_kernel_cols_quad(int64_t kb, const float *a0, int64_t astride, const float *b,
                                    float *const *tiles, int64_t ldb) {
   typedef float v16 __attribute__((vector_size(64)));
-  typedef float v8 __attribute__((vector_size(32)));
   constexpr int U = C >= 8 ? 1 : (8 + C - 1) / C;
   const float *a1 = a0 + astride, *a2 = a1 + astride, *a3 = a2 + astride;
   v16 acc[U][2][C] = {};
-  auto both = [](const float *lo_at, const float *hi_at) {
-    v8 lo, hi;
-    std::memcpy(&lo, lo_at, sizeof lo);
-    std::memcpy(&hi, hi_at, sizeof hi);
-    return __builtin_shufflevector(lo, hi, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-  };
   int64_t p = 0;
   for (; p + U <= kb; p += U, a0 += U * MR, a1 += U * MR, a2 += U * MR, a3 += U * MR,
                       b += U * ldb) {
@@ -625,7 +622,8 @@ inline void micro_kernel_cols_quad(int64_t kb, const float *a0, int64_t astride,
         __builtin_prefetch(a2 + u * MR + kStreamAhead);
         __builtin_prefetch(a3 + u * MR + kStreamAhead);
       }
-      const v16 lo = both(a0 + u * MR, a1 + u * MR), hi = both(a2 + u * MR, a3 + u * MR);
+      const v16 lo = join_panels(a0 + u * MR, a1 + u * MR),
+                hi = join_panels(a2 + u * MR, a3 + u * MR);
       TRACT_UNROLL(16)
       for (int j = 0; j < C; ++j) {
         const float bj = b[u * ldb + j];
@@ -635,7 +633,7 @@ inline void micro_kernel_cols_quad(int64_t kb, const float *a0, int64_t astride,
     }
   }
   for (; p < kb; ++p, a0 += MR, a1 += MR, a2 += MR, a3 += MR, b += ldb) {
-    const v16 lo = both(a0, a1), hi = both(a2, a3);
+    const v16 lo = join_panels(a0, a1), hi = join_panels(a2, a3);
     TRACT_UNROLL(16)
     for (int j = 0; j < C; ++j) {
       acc[0][0][j] += lo * b[j];
