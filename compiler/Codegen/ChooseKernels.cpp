@@ -108,7 +108,9 @@ constexpr int kTileGemmOnly = -1;
 int ownWinogradTile(const ::tract::rt::ConvParams &p,
                     const ::tract::rt::winograd::ConvCosts &costs) {
   const int tile = ::tract::rt::winograd::choose_tile(p, costs);
-  return tile == 2 && ::tract::rt::conv_by_taps_beats_winograd_f2(p) ? 0 : tile;
+  return tile == 2 && ::tract::rt::conv_by_taps_beats_winograd_f2(p, costs.taps_over_f2_cols)
+             ? 0
+             : tile;
 }
 
 // How operand 1 of `top` would be packed, as a comparable key; empty when

@@ -7,7 +7,8 @@
 // the CPU kind, is priced at compile time:
 //   - which algorithm runs a 3x3 conv: Winograd's transforms against
 //     im2col's gather, both priced in GEMM multiply-adds, at rates measured
-//     per CPU kind (bench/run-conv.sh --fit-only);
+//     per CPU kind (bench/run-conv.sh --fit-only), and up to which output
+//     width taps into lane layout replace F(2x2);
 //   - whether a small model keeps every kernel on one thread (it fits the
 //     core's L2 cache).
 // `--cpu=NAME` picks these numbers; `--cpu=native` takes the build

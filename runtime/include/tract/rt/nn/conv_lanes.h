@@ -517,18 +517,16 @@ inline bool conv_by_taps_pays(const ConvParams &p) {
          taps * p.out_channels <= kMaxTapsWeightFloats;
 }
 
-// Winograd's F(2x2) loses to taps on output rows of 7 pixels or fewer
-// (tiles past the map's edge, weights 16/9 the size): taps / F(2x2) time,
-// Zen 5, one thread, warm weights, ReLU: 32 -> 128 at 7 x 7 0.81, 48 -> 192
+// Winograd's F(2x2) loses to taps on Zen 5 on output rows of 7 pixels or
+// fewer (tiles past the map's edge, weights 16/9 the size): taps / F(2x2)
+// time, one thread, warm weights, ReLU: 32 -> 128 at 7 x 7 0.81, 48 -> 192
 // 0.91, 64 -> 256 0.93, 64 -> 128 at 5 x 5 0.60, 128 -> 128 at 6 x 6 0.81;
 // at 8 x 8 and wider F(2x2) wins (64 -> 256 at 8 x 8: 1.20, 9 x 9 1.04,
-// 10 x 10 1.44), and F(4x4) wins at 13 x 13 and wider. The compiler takes
-// taps over F(2x2) where this holds and conv_by_taps_pays.
-constexpr int64_t kMaxTapsOverWinogradF2Cols = 7;
-
-inline bool conv_by_taps_beats_winograd_f2(const ConvParams &p) {
-  return p.spatial_rank == 2 && p.out_size[1] <= kMaxTapsOverWinogradF2Cols &&
-         conv_by_taps_pays(p);
+// 10 x 10 1.44), and F(4x4) wins at 13 x 13 and wider. The width is the
+// CPU kind's (ConvCosts::taps_over_f2_cols). The compiler takes taps over
+// F(2x2) where this holds and conv_by_taps_pays.
+inline bool conv_by_taps_beats_winograd_f2(const ConvParams &p, int64_t max_cols) {
+  return p.spatial_rank == 2 && p.out_size[1] <= max_cols && conv_by_taps_pays(p);
 }
 
 // Scratch floats per task: the staged rows.

@@ -109,6 +109,10 @@ template <int M> int64_t transformed_weight_floats(const ConvParams &p) {
 struct ConvCosts {
   double winograd_transform = 44.0;
   double im2col_gather = 20.0;
+  // Output rows this wide or narrower run conv_by_taps where F(2x2) would
+  // (conv_lanes.h, conv_by_taps_beats_winograd_f2), measured in the model
+  // with its weights cold: Zen 5's 7; 0 where F(2x2) wins on every width.
+  int64_t taps_over_f2_cols = 7;
 };
 
 // Estimated cost of F(m) in multiply-adds: the a^2 GEMMs at their padded
