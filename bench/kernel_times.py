@@ -60,6 +60,8 @@ def main():
     ap.add_argument("--workdir", default=None)
     ap.add_argument("--threads", type=int, default=1, help="the generated main's --threads")
     ap.add_argument("--tractc", default=os.path.join(REPO, "build", "bin", "tractc"))
+    ap.add_argument("--cpu", default="native",
+                    help="tractc --cpu: the CPU kind its choices are priced for (native: this one)")
     ap.add_argument("--cxxflags", default="-O3 -march=native")
     ap.add_argument("--input-shape", action="append", default=[],
                     help="passed to tractc (NAME=D0,D1,...): pins a model's dynamic dims")
@@ -68,7 +70,8 @@ def main():
     os.makedirs(work, exist_ok=True)
     cpp, report = os.path.join(work, "model.cpp"), os.path.join(work, "report.json")
     subprocess.run([args.tractc, args.model, "-o", cpp, "--main", "--report", report,
-                    *[f"--input-shape={v}" for v in args.input_shape]], check=True)
+                    "--cpu", args.cpu, *[f"--input-shape={v}" for v in args.input_shape]],
+                   check=True)
     with open(cpp) as f:
         src = instrument(f.read())
     with open(os.path.join(work, "timed.cpp"), "w") as f:

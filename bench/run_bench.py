@@ -58,6 +58,8 @@ def main():
                     help="target time of one timed batch of runs, per engine and round")
     ap.add_argument("--workdir", default=os.path.join(REPO, "build", "bench"))
     ap.add_argument("--tractc", default=os.path.join(REPO, "build", "bin", "tractc"))
+    ap.add_argument("--cpu", default="native",
+                    help="tractc --cpu: the CPU kind its choices are priced for (native: this one)")
     ap.add_argument("--cxxflags", default="-O3 -march=native")
     args = ap.parse_args()
 
@@ -84,7 +86,9 @@ def main():
         shape = ",".join(str(v) for v in x.shape)
         x.astype("<f4").tofile(os.path.join(work, "input.f32"))
         sh([args.tractc, os.path.join(d, "model.onnx"), "-o", os.path.join(work, "model.cpp"),
-            "--main", "--report", os.path.join(work, "report.json")])
+            "--main", "--report", os.path.join(work, "report.json"), "--cpu", args.cpu])
+        with open(os.path.join(work, "report.json")) as f:
+            cpu_model = json.load(f)["cpu"]  # what --cpu resolved to
         exe = os.path.join(work, "model")
         sh(["g++", "-std=c++17", *args.cxxflags.split(), "-I", os.path.join(REPO, "runtime", "include"),
             os.path.join(work, "model.cpp"), "-o", exe, "-lpthread"])
@@ -111,7 +115,7 @@ def main():
             print("%-16s threads %d  tractc %9.3f ms  ORT %9.3f ms  speedup %5.2fx  paired %5.2fx"
                   "  |diff| %.2g" % (name, t, a, b, b / a, paired, diff), file=sys.stderr, flush=True)
 
-    print("%s\nBuilt with g++ %s.\n" % (cpu, args.cxxflags))
+    print("%s\nBuilt with g++ %s; tractc --cpu=%s (%s).\n" % (cpu, args.cxxflags, args.cpu, cpu_model))
     print("| model | threads | tractc ms | ORT ms | speedup (ORT/tractc) | paired | max abs diff vs torch |")
     print("|---|---|---|---|---|---|---|")
     for name, t, a, b, paired, diff in rows:

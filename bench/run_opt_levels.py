@@ -32,6 +32,8 @@ def main():
     ap.add_argument("--march", default="-march=native")
     ap.add_argument("--workdir", default=os.path.join(REPO, "build", "bench"))
     ap.add_argument("--tractc", default=os.path.join(REPO, "build", "bin", "tractc"))
+    ap.add_argument("--cpu", default="native",
+                    help="tractc --cpu: the CPU kind its choices are priced for (native: this one)")
     args = ap.parse_args()
 
     models_dir = os.path.join(args.workdir, "models")
@@ -52,7 +54,7 @@ def main():
         work = os.path.join(args.workdir, "opt_levels", name)
         os.makedirs(os.path.join(work, "out"), exist_ok=True)
         src = os.path.join(work, "model.cpp")
-        sh([args.tractc, os.path.join(d, "model.onnx"), "-o", src, "--main"])
+        sh([args.tractc, os.path.join(d, "model.onnx"), "-o", src, "--main", "--cpu", args.cpu])
         exes = {}
         for level in LEVELS:
             exes[level] = os.path.join(work, "model" + level)

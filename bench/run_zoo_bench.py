@@ -89,7 +89,7 @@ def bench_one(model, args):
     path = run_zoo.prepare(model, args)
     feeds = run_zoo.draw_inputs(model)
     fixed = run_zoo.fixed_values(model)
-    sh(run_zoo.tractc_argv(args.tractc, model, path, feeds, work))
+    sh(run_zoo.tractc_argv(args.tractc, model, path, feeds, work) + ["--cpu", args.cpu])
     exe = os.path.join(work, "model")
     build(args, work, os.path.join(work, "model.cpp"), exe)
     in_paths = run_zoo.save_inputs(feeds, work)
@@ -118,6 +118,8 @@ def main():
                     help="target time of one timed batch of runs, per engine and round")
     ap.add_argument("--workdir", default=os.path.join(REPO, "build", "zoo"))
     ap.add_argument("--tractc", default=os.path.join(REPO, "build", "bin", "tractc"))
+    ap.add_argument("--cpu", default="native",
+                    help="tractc --cpu: the CPU kind its choices are priced for (native: this one)")
     ap.add_argument("--cxx", default="g++")
     ap.add_argument("--cxxflags", default="-O3 -march=native")
     ap.add_argument("--where", action="store_true", help="where the time goes for every model")
@@ -148,7 +150,8 @@ def main():
         print(f"{model.name:24s} tractc {a:9.3f} ms  ORT {b:9.3f} ms  ORT/tractc {paired:5.2f}"
               f"  {note}", file=sys.stderr, flush=True)
 
-    print("%s\nBuilt with %s %s, %d thread(s).\n" % (cpu, args.cxx, args.cxxflags, args.threads))
+    print("%s\nBuilt with %s %s, %d thread(s); tractc --cpu=%s.\n" % (cpu, args.cxx, args.cxxflags,
+                                                                   args.threads, args.cpu))
     print("| model | tractc ms | ORT ms | ORT/tractc (paired) | where tractc's time goes, "
           "when slower |")
     print("|---|---|---|---|---|")

@@ -57,12 +57,15 @@ def main():
     ap.add_argument("--top", type=int, default=25)
     ap.add_argument("--workdir", default=None)
     ap.add_argument("--tractc", default=os.path.join(REPO, "build", "bin", "tractc"))
+    ap.add_argument("--cpu", default="native",
+                    help="tractc --cpu: the CPU kind its choices are priced for (native: this one)")
     ap.add_argument("--cxxflags", default="-O3 -march=native")
     args = ap.parse_args()
     work = args.workdir or tempfile.mkdtemp(prefix="task_times_")
     os.makedirs(os.path.join(work, "out"), exist_ok=True)
     cpp, report = os.path.join(work, "model.cpp"), os.path.join(work, "report.json")
-    subprocess.run([args.tractc, args.model, "-o", cpp, "--main", "--report", report], check=True)
+    subprocess.run([args.tractc, args.model, "-o", cpp, "--main", "--report", report,
+                    "--cpu", args.cpu], check=True)
     with open(cpp) as f:
         src = mark_kernels(f.read())
     with open(os.path.join(work, "marked.cpp"), "w") as f:
