@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """tractc against ONNX Runtime (CPU) on the benchmark models, in one run, on this machine.
 
-For each model (bench/export_bench_models.py): `tractc model.onnx --main`, built with
+For each model (bench/export_bench_models.py): `tractc model.onnx --main --cpu=native` (--cpu:
+another CPU kind), built with
 `g++ -O3 -march=native`, timed with the driver's `--repeat N` (median of N runs after a warm-up);
 ONNX Runtime 1.30 (onnxruntime-node, installed here on first use) timed by bench/ort_run.js the
 same way on the same input. The two alternate for --rounds rounds and each side's figure is the
@@ -12,7 +13,8 @@ Prints a markdown table: times, speedup = ORT time / tractc time (> 1: tractc is
 median of the rounds' own ratios (each round's two runs back to back: a slow spell that covers
 some rounds moves both of a pair).
 
-Usage: run_bench.py [--only NAME,...] [--threads 1,2] [--rounds 5] [--workdir build/bench]
+Usage: run_bench.py [--only NAME,...] [--threads 1,2] [--rounds 5] [--cpu native]
+                    [--workdir build/bench]
 """
 import argparse
 import json
