@@ -1,8 +1,9 @@
 // The conv kernels on the layer shapes of the benchmark models, one thread:
 //   - 3x3 stride-1: im2col GEMM vs Winograd F(2x2,3x3) vs F(4x4,3x3), with
 //     the tile size tract-choose-kernels would pick (winograd::choose_tile)
-//     and the cost model's constants that would choose best on this CPU
-//     (--fit-only: stop there);
+//     and the cost model's constants that would choose best on this CPU;
+//     conv_by_taps vs F(2x2) on narrow maps and the width up to which taps
+//     win (--fit-only: stop there);
 //   - first convs of ResNet-18, MobileNetV2 and the KWS CNN, ResNet-18's
 //     stride-2 convs and 3-d convs (im2col GEMM);
 //   - depthwise 3x3 at strides 1 and 2.
@@ -11,6 +12,7 @@
 #include "tract/rt/optimize_push.h"
 #include "tract/rt/nn/conv_depthwise.h"
 #include "tract/rt/nn/conv_gemm.h"
+#include "tract/rt/nn/conv_lanes.h"
 #include "tract/rt/nn/conv_winograd.h"
 #include "tract/rt/optimize_pop.h"
 
@@ -162,6 +164,53 @@ void fit_conv_costs(const std::vector<Dense3x3> &runs) {
   std::printf("  (winograd_transform/im2col_gather range)\n");
 }
 
+// conv_by_taps against F(2x2) on narrow maps (the 3x3 convs of SqueezeNet
+// 1.0's 7x7 fire modules, Inception's 5x5 and 6x6 shapes), weights cold:
+// the widest output rows on which taps win, every width up to it, is what
+// a CPU kind's winograd::ConvCosts::taps_over_f2_cols says
+// (compiler/Support/CpuModels.cpp).
+void fit_taps_over_f2() {
+  std::printf("\n| 3x3 stride-1 conv, narrow map | conv_by_taps | Winograd F(2x2) | taps / F(2x2) |\n"
+              "|---|---|---|---|\n");
+  const int64_t shapes[][3] = {{64, 128, 4}, {64, 128, 5},  {128, 128, 5}, {128, 128, 6},
+                               {96, 96, 6},  {32, 128, 7},  {48, 192, 7},  {64, 256, 7},
+                               {64, 256, 8}, {128, 128, 8}};
+  int64_t cols = 0;
+  bool taps_ahead = true;
+  for (int64_t width = 4; width <= 8; ++width) {
+    double ratio_sum = 0;
+    int n = 0;
+    for (const auto &d : shapes) {
+      if (d[2] != width)
+        continue;
+      const ConvParams p = square(d[0], d[1], 1, width, 1);
+      const int64_t taps = d[0] * 9;
+      std::vector<float> x(size_t(d[0] * width * width), 0.5f), w(size_t(d[1] * taps), 0.01f);
+      std::vector<float> y(size_t(d[1] * width * width));
+      std::vector<float> packed(size_t(lane_weight_floats(d[1], taps)));
+      pack_lane_weights(w.data(), d[1], taps, packed.data());
+      std::vector<float> scratch(size_t(conv_by_taps_scratch_floats(p)));
+      g_cold.input = &x;
+      const double by_taps = median_seconds(
+          [&] {
+            conv_to_lanes<false>(x.data(), packed.data(), nullptr, y.data(), p,
+                                 gemm::NoEpilogue{}, scratch.data());
+          },
+          std::ref(g_cold));
+      const double f2 = winograd_seconds<2>(p, x, w, y);
+      std::printf("| 3x3 %ld -> %ld ch %ldx%ld | %.0f us | %.0f us | %.2f |\n", long(d[0]),
+                  long(d[1]), long(width), long(width), by_taps * 1e6, f2 * 1e6, by_taps / f2);
+      ratio_sum += by_taps / f2;
+      ++n;
+    }
+    taps_ahead = taps_ahead && n > 0 && ratio_sum / n < 1.0;
+    if (taps_ahead)
+      cols = width;
+  }
+  std::printf("\nTaps over F(2x2) (taps faster on average at every width up to it): "
+              "taps_over_f2_cols = %ld\n", long(cols));
+}
+
 // A conv on the im2col GEMM with packed weights, like the compiler's: a
 // network's first conv (few input channels, so K is small and the im2col
 // gather is as much work as the GEMM), strided convs onto small maps, 3-d
@@ -231,6 +280,7 @@ int main(int argc, char **argv) {
   for (const auto &d : dense)
     runs.push_back(dense_3x3(d[0], d[1], d[2]));
   fit_conv_costs(runs);
+  fit_taps_over_f2();
   if (argc > 1 && std::string(argv[1]) == "--fit-only")
     return 0;
   std::printf("\n| stem conv (im2col GEMM) | time | GFLOP/s |\n|---|---|---|\n");

@@ -110,9 +110,10 @@ struct ConvCosts {
   double winograd_transform = 44.0;
   double im2col_gather = 20.0;
   // Output rows this wide or narrower run conv_by_taps where F(2x2) would
-  // (conv_lanes.h, conv_by_taps_beats_winograd_f2): 7 on Zen 5 (kept for
-  // Zen 4, not measured there); 0 on a Sapphire Rapids class Xeon, where
-  // F(2x2) was faster at 7 x 7 alone and in SqueezeNet 1.0.
+  // (conv_lanes.h, conv_by_taps_beats_winograd_f2; bench/run-conv.sh
+  // --fit-only measures it): 7 on Zen 5 (kept for Zen 4, not measured
+  // there); 5 on a Sapphire Rapids class Xeon, where F(2x2) was faster
+  // from 6 x 6 on, alone and at 7 x 7 in SqueezeNet 1.0.
   int64_t taps_over_f2_cols = 7;
 };
 
