@@ -2,8 +2,8 @@
 //   - 3x3 stride-1: im2col GEMM vs Winograd F(2x2,3x3) vs F(4x4,3x3), with
 //     the tile size tract-choose-kernels would pick (winograd::choose_tile)
 //     and the cost model's constants that would choose best on this CPU;
-//     conv_by_taps vs F(2x2) on narrow maps and the width up to which taps
-//     win (--fit-only: stop there);
+//     conv_by_taps vs F(2x2) on maps 5-8 wide and the width up to which
+//     taps win (--fit-only: stop there);
 //   - first convs of ResNet-18, MobileNetV2 and the KWS CNN, ResNet-18's
 //     stride-2 convs and 3-d convs (im2col GEMM);
 //   - depthwise 3x3 at strides 1 and 2.
@@ -172,12 +172,13 @@ void fit_conv_costs(const std::vector<Dense3x3> &runs) {
 void fit_taps_over_f2() {
   std::printf("\n| 3x3 stride-1 conv, narrow map | conv_by_taps | Winograd F(2x2) | taps / F(2x2) |\n"
               "|---|---|---|---|\n");
-  const int64_t shapes[][3] = {{64, 128, 4}, {64, 128, 5},  {128, 128, 5}, {128, 128, 6},
-                               {96, 96, 6},  {32, 128, 7},  {48, 192, 7},  {64, 256, 7},
-                               {64, 256, 8}, {128, 128, 8}};
+  // (conv_by_taps takes no rows narrower than kMinTapsRowPixels.)
+  const int64_t shapes[][3] = {{64, 128, 5},  {128, 128, 5}, {128, 128, 6}, {96, 96, 6},
+                               {32, 128, 7},  {48, 192, 7},  {64, 256, 7},  {64, 256, 8},
+                               {128, 128, 8}};
   int64_t cols = 0;
   bool taps_ahead = true;
-  for (int64_t width = 4; width <= 8; ++width) {
+  for (int64_t width = kMinTapsRowPixels; width <= 8; ++width) {
     double ratio_sum = 0;
     int n = 0;
     for (const auto &d : shapes) {
