@@ -104,9 +104,9 @@ void setAlgorithm(Operation *top, StringRef algorithm, int64_t scratchFloats);
 bool epilogueReadsNothing(Operation *top);
 /// Replaces `producer` and `top` (its only reader, through operand 0) by one
 /// chained tract.kernel with `top` as its tail: the producer's inputs, then
-/// `top`'s others.
-void chainIntoKernel(Operation *producer, Operation *top, StringRef algorithm,
-                     int64_t scratchFloats);
+/// `top`'s others. Returns the kernel.
+KernelOp chainIntoKernel(Operation *producer, Operation *top, StringRef algorithm,
+                         int64_t scratchFloats);
 
 /// The bytes of constant `c` as the codegen emits them: packed into GEMM
 /// panels when its users were given tract.packed_weights, else nullopt.

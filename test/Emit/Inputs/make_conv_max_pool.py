@@ -8,6 +8,8 @@ usage: make_conv_max_pool.py OUT_DIR CASE
   ceil:     X[1,3,37,35] -> Conv 3->16 3x3 stride 2 (no bias) -> LeakyRelu ->
             MaxPool 3x3 stride 2 ceil_mode (SqueezeNet 1.0: the last window
             runs past the end)
+  clip:     as stem, Clip(-0.5, 1.5) then Relu instead of Relu (both move
+            past the pool, in order)
   1d:       X[1,2,64] -> Conv 2->8 k5 pad 2 -> Relu -> MaxPool k3 stride 2 pad 1
   prelu:    as stem, PRelu with a per-channel slope tensor instead of Relu
             (its fused op reads another tensor: not chained)
@@ -86,6 +88,12 @@ def main():
         inits.append(numpy_helper.from_array(slope, "S"))
         nodes.append(helper.make_node("PRelu", ["C", "S"], ["A"], name="act"))
         a = np.where(y > 0, y, slope[None] * y)
+    elif case == "clip":
+        inits += [numpy_helper.from_array(np.array(-0.5, np.float32), "LO"),
+                  numpy_helper.from_array(np.array(1.5, np.float32), "HI")]
+        nodes.append(helper.make_node("Clip", ["C", "LO", "HI"], ["K"], name="clip"))
+        nodes.append(helper.make_node("Relu", ["K"], ["A"], name="act"))
+        a = np.maximum(np.clip(y, -0.5, 1.5), 0)
     else:
         nodes.append(helper.make_node("Relu", ["C"], ["A"], name="act"))
         a = np.maximum(y, 0)
