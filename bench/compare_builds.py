@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Two tractc builds (a change and what it started from) on the same models, in one run.
 
-For each model: `model.cpp` from each tractc (`--main`), both built with the same flags against
+For each model: `model.cpp` from each tractc (`--main --cpu=native`; --cpu: another CPU kind), both built with the same flags against
 this checkout's runtime headers (so the comparison is of what the compiler generates), their
 outputs compared with each other, then the two binaries timed in turn for --rounds rounds
 (`--repeat N --threads T`, N chosen so a run takes about --seconds). Prints, per model and
@@ -11,6 +11,7 @@ hit both sides of a pair; single timings are not comparable across runs.
 
 Usage: compare_builds.py --old-tractc PATH [--new-tractc build/bin/tractc]
                          [--old-runtime DIR] [--only NAME,...] [--threads 1,2] [--rounds 10]
+                         [--cpu native]
   --old-runtime: the old side's runtime headers (DIR/runtime/include; a worktree of the base),
   for a change to the runtime (then --old-tractc may be this build's, where the compiler did
   not change).
@@ -55,11 +56,14 @@ def main():
     ap.add_argument("--rounds", type=int, default=10)
     ap.add_argument("--seconds", type=float, default=0.3)
     ap.add_argument("--cxxflags", default="-O3 -march=native")
+    ap.add_argument("--cpu", default="native",
+                    help="tractc --cpu: the CPU kind its choices are priced for (native: this one)")
     ap.add_argument("--workdir", default=os.path.join(REPO, "build", "compare"))
     args = ap.parse_args()
     root = os.path.join(REPO, "build", "zoo" if args.zoo else "bench")
     models = os.path.join(root, "models")
     names = [n for n in args.only.split(",") if n] or sorted(os.listdir(models))
+    print(f"tractc --cpu={args.cpu}, g++ {args.cxxflags}")
     print("| model | threads | old ms | new ms | new / old (paired) |\n|---|---|---|---|---|")
     for name in names:
         onnx = os.path.join(models, name, "model.onnx")
@@ -71,7 +75,7 @@ def main():
                                       ("new", args.new_tractc, REPO)):
             work = os.path.join(args.workdir, name, side)
             os.makedirs(os.path.join(work, "out"), exist_ok=True)
-            sh([tractc, onnx, "-o", os.path.join(work, "model.cpp"), "--main"])
+            sh([tractc, onnx, "-o", os.path.join(work, "model.cpp"), "--main", "--cpu=" + args.cpu])
             exes[side] = os.path.join(work, "model")
             sh(["g++", "-std=c++17", *args.cxxflags.split(), "-I",
                 os.path.join(runtime, "runtime", "include"), os.path.join(work, "model.cpp"), "-o",

@@ -3,7 +3,9 @@
 //     the tile size tract-choose-kernels would pick (winograd::choose_tile)
 //     and the cost model's constants that would choose best on this CPU;
 //     conv_by_taps vs F(2x2) on maps 5-8 wide and the width up to which
-//     taps win (--fit-only: stop there);
+//     taps win; conv_by_taps vs im2col on deeper convs (5x5, 1x7, strided
+//     and dilated 3x3) and the outputs from which im2col wins (--fit-only:
+//     stop there);
 //   - first convs of ResNet-18, MobileNetV2 and the KWS CNN, ResNet-18's
 //     stride-2 convs and 3-d convs (im2col GEMM);
 //   - depthwise 3x3 at strides 1 and 2.
@@ -212,6 +214,90 @@ void fit_taps_over_f2() {
               "taps_over_f2_cols = %ld\n", long(cols));
 }
 
+// conv_by_taps against im2col + GEMM on deeper convs that Winograd does
+// not take (5x5, 1x7 and 7x1, strided and dilated 3x3), weights cold. taps
+// run at about one speed whatever the shape; the GEMM gains with output
+// channels and pixels. The outputs (channels x pixels) from which convs
+// with more than 64 output channels run faster on im2col, the total time
+// least over these shapes, is what a CPU kind's
+// winograd::ConvCosts::im2col_over_taps_outputs says (0: taps everywhere).
+void fit_im2col_over_taps() {
+  struct Deep {
+    int64_t cin, cout, kh, kw, stride, dilation, h;
+  };
+  const Deep shapes[] = {{64, 192, 5, 5, 1, 1, 27},  {64, 128, 5, 5, 1, 1, 27},
+                         {64, 96, 5, 5, 1, 1, 27},   {64, 64, 5, 5, 1, 1, 27},
+                         {64, 128, 5, 5, 1, 1, 13},  {48, 64, 5, 5, 1, 1, 35},
+                         {48, 64, 5, 5, 1, 1, 9},    {64, 128, 3, 3, 2, 1, 56},
+                         {128, 256, 3, 3, 2, 1, 28}, {128, 256, 3, 3, 2, 1, 14},
+                         {64, 64, 3, 3, 2, 1, 56},   {192, 192, 1, 7, 1, 1, 17},
+                         {192, 192, 7, 1, 1, 1, 17}, {128, 128, 1, 7, 1, 1, 9},
+                         {128, 128, 3, 3, 1, 2, 14}, {128, 128, 3, 3, 1, 1, 6}};
+  std::printf("\n| deeper conv | outputs | conv_by_taps | im2col GEMM | taps / im2col |\n"
+              "|---|---|---|---|---|\n");
+  struct Timed {
+    int64_t cout, outputs;
+    double taps, im2col;
+  };
+  std::vector<Timed> runs;
+  for (const Deep &d : shapes) {
+    const int64_t oh = (d.h + 2 * (d.kh / 2) * d.dilation - d.dilation * (d.kh - 1) - 1) / d.stride + 1;
+    const int64_t ow = (d.h + 2 * (d.kw / 2) * d.dilation - d.dilation * (d.kw - 1) - 1) / d.stride + 1;
+    const ConvParams p = {2, 1, d.cin, d.cout, 1, {d.h, d.h, 0, 0}, {oh, ow, 0, 0},
+                          {d.kh, d.kw, 0, 0}, {d.stride, d.stride, 0, 0},
+                          {d.dilation, d.dilation, 0, 0},
+                          {d.kh / 2 * d.dilation, d.kw / 2 * d.dilation, 0, 0}};
+    if (!conv_by_taps_pays(p))
+      continue;
+    const int64_t k = d.cin * d.kh * d.kw;
+    std::vector<float> x(size_t(d.cin * d.h * d.h), 0.5f), w(size_t(d.cout * k), 0.01f);
+    std::vector<float> y(size_t(d.cout * oh * ow));
+    std::vector<float> lanes(size_t(lane_weight_floats(d.cout, k)));
+    pack_lane_weights(w.data(), d.cout, k, lanes.data());
+    std::vector<float> gemm_w(size_t(gemm::packed_conv_weight_floats(d.cout, 1, k)));
+    gemm::pack_conv_weights(w.data(), d.cout, 1, k, gemm_w.data());
+    std::vector<float> taps_scratch(size_t(conv_by_taps_scratch_floats(p)));
+    std::vector<float> gemm_scratch(size_t(gemm::conv_scratch_floats(p, true)));
+    g_cold.input = &x;
+    const double taps = median_seconds(
+        [&] {
+          conv_to_lanes<false>(x.data(), lanes.data(), nullptr, y.data(), p,
+                               gemm::NoEpilogue{}, taps_scratch.data());
+        },
+        std::ref(g_cold));
+    const double im2col = median_seconds(
+        [&] {
+          gemm::conv_gemm(x.data(), gemm_w.data(), true, nullptr, y.data(), p,
+                          gemm::NoEpilogue{}, gemm_scratch.data());
+        },
+        std::ref(g_cold));
+    const int64_t outputs = d.cout * oh * ow;
+    runs.push_back({d.cout, outputs, taps, im2col});
+    std::printf("| %ldx%ld stride %ld dilation %ld, %ld -> %ld ch, %ldx%ld | %ld | %.0f us | "
+                "%.0f us | %.2f |\n",
+                long(d.kh), long(d.kw), long(d.stride), long(d.dilation), long(d.cin),
+                long(d.cout), long(d.h), long(d.h), long(outputs), taps * 1e6, im2col * 1e6,
+                taps / im2col);
+  }
+  // Candidates: never (0), or from one of the shapes' outputs on.
+  auto total = [&](int64_t from) {
+    double t = 0;
+    for (const Timed &r : runs)
+      t += from > 0 && r.cout > 64 && r.outputs >= from ? r.im2col : r.taps;
+    return t;
+  };
+  int64_t best = 0;
+  for (const Timed &r : runs)
+    if (r.cout > 64 && total(r.outputs) < total(best))
+      best = r.outputs;
+  double fastest = 0;
+  for (const Timed &r : runs)
+    fastest += std::min(r.taps, r.im2col);
+  std::printf("\nim2col over taps from (outputs; 0: never) im2col_over_taps_outputs = %ld: "
+              "%.1f%% slower than always the faster (taps everywhere: %.1f%%)\n",
+              long(best), 100 * (total(best) / fastest - 1), 100 * (total(0) / fastest - 1));
+}
+
 // A conv on the im2col GEMM with packed weights, like the compiler's: a
 // network's first conv (few input channels, so K is small and the im2col
 // gather is as much work as the GEMM), strided convs onto small maps, 3-d
@@ -282,6 +368,7 @@ int main(int argc, char **argv) {
     runs.push_back(dense_3x3(d[0], d[1], d[2]));
   fit_conv_costs(runs);
   fit_taps_over_f2();
+  fit_im2col_over_taps();
   if (argc > 1 && std::string(argv[1]) == "--fit-only")
     return 0;
   std::printf("\n| stem conv (im2col GEMM) | time | GFLOP/s |\n|---|---|---|\n");

@@ -23,7 +23,8 @@
 //   - a deeper 2-d conv that Winograd does not take (strided, dilated, 5x5,
 //     1x7, small maps) with whole 16-channel blocks of outputs: the same
 //     direct kernel where it beats im2col (conv_by_taps_pays: rows of 5
-//     pixels or more, weights within L2).
+//     pixels or more, weights within L2; on some CPU kinds not where the
+//     GEMM is large, ConvCosts::im2col_over_taps_outputs).
 //   - depthwise convs (groups, one input channel each; 1-d or 2-d): their
 //     own row-wise kernel with the same epilogue contract ("depthwise"); as
 //     a GEMM they would have M = 1 or 2. Other shapes of them stay on the
@@ -113,6 +114,20 @@ int ownWinogradTile(const ::tract::rt::ConvParams &p,
              : tile;
 }
 
+// Whether a conv that Winograd does not take runs conv_by_taps rather than
+// im2col + GEMM: where conv_by_taps_pays, except deeper convs whose GEMM is
+// large enough to be faster on this CPU kind
+// (ConvCosts::im2col_over_taps_outputs).
+bool convByTaps(const ::tract::rt::ConvParams &p,
+                const ::tract::rt::winograd::ConvCosts &costs) {
+  if (!::tract::rt::conv_by_taps_pays(p))
+    return false;
+  const int64_t outputs = p.out_channels * p.out_size[0] * p.out_size[1]; // (2-d: fits)
+  return costs.im2col_over_taps_outputs == 0 ||
+         p.in_channels <= ::tract::rt::kMaxConvToLanesInChannels || p.out_channels <= 64 ||
+         outputs < costs.im2col_over_taps_outputs;
+}
+
 // How operand 1 of `top` would be packed, as a comparable key; empty when
 // it is not a packable weight slot. `tile`, where given, is the Winograd
 // tile a conv is to run, or kTileGemmOnly (sharedWeightTiles), else its own
@@ -133,8 +148,8 @@ std::string packKey(Operation *top, const ::tract::rt::winograd::ConvCosts &cost
     std::string how = t > 0 ? fmt::format("winograd {}", t)
                       : ::tract::rt::conv_is_fully_connected(p) ? "fully connected"
                       : ::tract::rt::conv_row_taps_pays(p)      ? "row taps"
-                      : t != kTileGemmOnly && ::tract::rt::conv_by_taps_pays(p) ? "taps"
-                                                                                : "gemm";
+                      : t != kTileGemmOnly && convByTaps(p, costs) ? "taps"
+                                                                   : "gemm";
     return fmt::format("conv {} {} {} {}", w.getDimSize(0), conv.getGroup(),
                        w.getNumElements() / w.getDimSize(0), how);
   }
@@ -308,7 +323,7 @@ struct ChooseKernels : impl::TractChooseKernelsPassBase<ChooseKernels> {
             // (Packed or not, the weights are read as they are.)
             algorithm = "conv_row_taps";
             scratchFloats = ::tract::rt::conv_row_taps_scratch_floats(p);
-          } else if (packed && tile != kTileGemmOnly && ::tract::rt::conv_by_taps_pays(p)) {
+          } else if (packed && tile != kTileGemmOnly && convByTaps(p, costs)) {
             algorithm = "conv_by_taps";
             scratchFloats = ::tract::rt::conv_by_taps_scratch_floats(p);
           } else {

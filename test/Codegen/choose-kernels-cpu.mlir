@@ -42,3 +42,29 @@ func.func @close_calls(%x: tensor<1x12x16x16xf32>, %y: tensor<1x64x8x8xf32>, %z:
   %3 = tract.conv %s, %t {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, group = 1} : (tensor<1x16x14x14xf32>, tensor<64x16x3x3xf32>) -> tensor<1x64x14x14xf32>
   return %0, %1, %2, %3 : tensor<1x64x16x16xf32>, tensor<1x16x8x8xf32>, tensor<1x192x7x7xf32>, tensor<1x64x14x14xf32>
 }
+
+// Deeper convs that Winograd does not take (here 5x5) run by taps where
+// conv_by_taps_pays, except, on icelake-server, those with more than 64
+// output channels and at least 25088 outputs: their im2col GEMM is faster
+// there (AlexNet's 5x5 conv, 192 x 27 x 27). 128 x 13 x 13 (21632 outputs),
+// 64 x 27 x 27 and a first conv (3 input channels) stay on taps.
+// GENERIC-LABEL: func @deep_convs
+// GENERIC-COUNT-4: tract.algorithm = "conv_by_taps"
+// ZNVER5-LABEL: func @deep_convs
+// ZNVER5-COUNT-4: tract.algorithm = "conv_by_taps"
+// ICELAKE-LABEL: func @deep_convs
+// ICELAKE: tract.conv {{.*}}tract.algorithm = "im2col_gemm"
+// ICELAKE: tract.conv {{.*}}tract.algorithm = "conv_by_taps"
+// ICELAKE: tract.conv {{.*}}tract.algorithm = "conv_by_taps"
+// ICELAKE: tract.conv {{.*}}tract.algorithm = "conv_by_taps"
+func.func @deep_convs(%a: tensor<1x64x27x27xf32>, %b: tensor<1x64x13x13xf32>, %c: tensor<1x3x32x32xf32>) -> (tensor<1x192x27x27xf32>, tensor<1x128x13x13xf32>, tensor<1x64x27x27xf32>, tensor<1x64x16x16xf32>) {
+  %w = tract.const dense<0.5> : tensor<192x64x5x5xf32>
+  %v = tract.const dense<0.25> : tensor<128x64x5x5xf32>
+  %u = tract.const dense<0.125> : tensor<64x64x5x5xf32>
+  %t = tract.const dense<0.375> : tensor<64x3x7x7xf32>
+  %0 = tract.conv %a, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 2, 2, 2, 2>, group = 1} : (tensor<1x64x27x27xf32>, tensor<192x64x5x5xf32>) -> tensor<1x192x27x27xf32>
+  %1 = tract.conv %b, %v {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 2, 2, 2, 2>, group = 1} : (tensor<1x64x13x13xf32>, tensor<128x64x5x5xf32>) -> tensor<1x128x13x13xf32>
+  %2 = tract.conv %a, %u {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 2, 2, 2, 2>, group = 1} : (tensor<1x64x27x27xf32>, tensor<64x64x5x5xf32>) -> tensor<1x64x27x27xf32>
+  %3 = tract.conv %c, %t {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 3, 3, 3, 3>, group = 1} : (tensor<1x3x32x32xf32>, tensor<64x3x7x7xf32>) -> tensor<1x64x16x16xf32>
+  return %0, %1, %2, %3 : tensor<1x192x27x27xf32>, tensor<1x128x13x13xf32>, tensor<1x64x27x27xf32>, tensor<1x64x16x16xf32>
+}

@@ -115,6 +115,19 @@ struct ConvCosts {
   // there); 5 on a Sapphire Rapids class Xeon, where F(2x2) was faster
   // from 6 x 6 on, alone and at 7 x 7 in SqueezeNet 1.0.
   int64_t taps_over_f2_cols = 7;
+  // Where deeper convs (more input channels than a network's first,
+  // conv_lanes.h's kMaxConvToLanesInChannels) with more than 64 output
+  // channels run im2col + GEMM although conv_by_taps_pays: from this many
+  // outputs per image (channels x pixels) on; 0: nowhere (bench/run-conv.sh
+  // --fit-only measures it). conv_by_taps runs at about the same speed
+  // whatever the shape, im2col's GEMM gains with rows and columns. On Zen 5
+  // taps won on the shapes conv_by_taps_pays was fitted on (taps / im2col
+  // 0.61-0.96; kept for Zen 4, not measured there); on a Sapphire Rapids
+  // class Xeon im2col won from 25088 outputs on (AlexNet's 5x5 conv, 192 x
+  // 27 x 27: 1.42-1.47; 3x3 stride 2 onto 28 x 28, 128 channels, and onto
+  // 14 x 14, 256: 1.2-1.5; 1x7 and 7x1 onto 17 x 17: 1.25-1.46) and lost
+  // or tied below (5x5 64 -> 128 onto 13 x 13: 0.85-0.91).
+  int64_t im2col_over_taps_outputs = 0;
 };
 
 // Estimated cost of F(m) in multiply-adds: the a^2 GEMMs at their padded
