@@ -1,10 +1,11 @@
 #!/usr/bin/python3
 """Two tractc builds (a change and what it started from) on the same models, in one run.
 
-For each model: `model.cpp` from each tractc (`--main --cpu=native`; --cpu: another CPU kind), both built with the same flags against
-this checkout's runtime headers (so the comparison is of what the compiler generates), their
-outputs compared with each other, then the two binaries timed in turn for --rounds rounds
-(`--repeat N --threads T`, N chosen so a run takes about --seconds). Prints, per model and
+For each model: `model.cpp` from each tractc (`--main --cpu=native`; --cpu: another CPU kind),
+both built with the same flags against this checkout's runtime headers (so the comparison is of
+what the compiler generates), their outputs compared with each other, then the two binaries
+timed in turn for --rounds rounds (`--repeat N --threads T`, N chosen so a run takes about
+--seconds). Prints, per model and
 thread count, each side's median of round medians and the median of the rounds' own ratios
 new / old (< 1: the change is faster). Pairs a few seconds apart, so this machine's slow spells
 hit both sides of a pair; single timings are not comparable across runs.
