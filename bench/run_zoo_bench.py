@@ -2,10 +2,11 @@
 """The real-world zoo (test/zoo) timed: tractc against ONNX Runtime, model by model, in one run.
 
 For each zoo model: its inputs as the zoo draws them (and its --input-value inputs), `tractc
---main --report --cpu=native` (--cpu: another CPU kind), built with the C++ compiler (`-O3 -march=native` by default; firmware builds
-use -O2: `--cxxflags "-O2 -march=native"`); tractc's driver (`--repeat N --threads T`, median of N
-after a warm-up) and ONNX Runtime (all graph optimisations, T intra-op threads, 5 warm-up runs,
-median of N; test/oracle/ort_reference.js) alternate for --rounds rounds; each side's figure is
+--main --report --cpu=native` (--cpu: another CPU kind), built with the C++ compiler (`-O3
+-march=native` by default; firmware builds use -O2: `--cxxflags "-O2 -march=native"`); tractc's
+driver (`--repeat N --threads T`, median of N after a warm-up) and ONNX Runtime (all graph
+optimisations, T intra-op threads, 5 warm-up runs, median of N; test/oracle/ort_reference.js)
+alternate for --rounds rounds; each side's figure is
 the median of its round medians. Where tractc is slower, the table says where its time goes: the
 generated run timed kernel by kernel (bench/kernel_times.py's instrumentation), kernels grouped by
 op and algorithm ("reference": no optimised kernel), the largest groups with their share.

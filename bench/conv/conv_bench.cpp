@@ -93,6 +93,38 @@ template <int M> double winograd_seconds(const ConvParams &p, const std::vector<
       std::ref(g_cold));
 }
 
+// conv_by_taps (conv_to_lanes into NCHW) and the im2col GEMM, weights packed
+// as the compiler packs them for each, timed as winograd_seconds is.
+double by_taps_seconds(const ConvParams &p, const std::vector<float> &x,
+                       const std::vector<float> &w, std::vector<float> &y) {
+  const int64_t k = int64_t(w.size()) / p.out_channels;
+  std::vector<float> packed(size_t(lane_weight_floats(p.out_channels, k)));
+  pack_lane_weights(w.data(), p.out_channels, k, packed.data());
+  std::vector<float> scratch(size_t(conv_by_taps_scratch_floats(p)));
+  g_cold.input = &x;
+  return median_seconds(
+      [&] {
+        conv_to_lanes<false>(x.data(), packed.data(), nullptr, y.data(), p, gemm::NoEpilogue{},
+                             scratch.data());
+      },
+      std::ref(g_cold));
+}
+
+double im2col_seconds(const ConvParams &p, const std::vector<float> &x,
+                      const std::vector<float> &w, std::vector<float> &y) {
+  const int64_t k = int64_t(w.size()) / p.out_channels;
+  std::vector<float> packed(size_t(gemm::packed_conv_weight_floats(p.out_channels, 1, k)));
+  gemm::pack_conv_weights(w.data(), p.out_channels, 1, k, packed.data());
+  std::vector<float> scratch(size_t(gemm::conv_scratch_floats(p, true)));
+  g_cold.input = &x;
+  return median_seconds(
+      [&] {
+        gemm::conv_gemm(x.data(), packed.data(), true, nullptr, y.data(), p, gemm::NoEpilogue{},
+                        scratch.data());
+      },
+      std::ref(g_cold));
+}
+
 // One 3x3 stride-1 conv timed on each algorithm, for the table and for
 // fit_conv_costs().
 struct Dense3x3 {
@@ -109,16 +141,7 @@ Dense3x3 dense_3x3(int64_t cin, int64_t cout, int64_t h) {
   const ConvParams p = square(cin, cout, 1, h, 1);
   std::vector<float> x(size_t(cin * h * h), 0.5f), w(size_t(cout * cin * 9), 0.01f);
   std::vector<float> y(size_t(cout * h * h));
-  std::vector<float> packed(size_t(gemm::packed_conv_weight_floats(cout, 1, cin * 9)));
-  gemm::pack_conv_weights(w.data(), cout, 1, cin * 9, packed.data());
-  std::vector<float> scratch(size_t(gemm::conv_scratch_floats(p, true)));
-  g_cold.input = &x;
-  const double im2col = median_seconds(
-      [&] {
-        gemm::conv_gemm(x.data(), packed.data(), true, nullptr, y.data(), p,
-                        gemm::NoEpilogue{}, scratch.data());
-      },
-      std::ref(g_cold));
+  const double im2col = im2col_seconds(p, x, w, y);
   const double f2 = winograd_seconds<2>(p, x, w, y), f4 = winograd_seconds<4>(p, x, w, y);
   const double flop = 2.0 * cin * cout * 9 * h * h;
   std::printf("| 3x3 %ld -> %ld ch %ldx%ld | %.0f us (%.0f GFLOP/s", long(cin), long(cout), long(h),
@@ -187,19 +210,9 @@ void fit_taps_over_f2() {
       if (d[2] != width)
         continue;
       const ConvParams p = square(d[0], d[1], 1, width, 1);
-      const int64_t taps = d[0] * 9;
-      std::vector<float> x(size_t(d[0] * width * width), 0.5f), w(size_t(d[1] * taps), 0.01f);
+      std::vector<float> x(size_t(d[0] * width * width), 0.5f), w(size_t(d[1] * d[0] * 9), 0.01f);
       std::vector<float> y(size_t(d[1] * width * width));
-      std::vector<float> packed(size_t(lane_weight_floats(d[1], taps)));
-      pack_lane_weights(w.data(), d[1], taps, packed.data());
-      std::vector<float> scratch(size_t(conv_by_taps_scratch_floats(p)));
-      g_cold.input = &x;
-      const double by_taps = median_seconds(
-          [&] {
-            conv_to_lanes<false>(x.data(), packed.data(), nullptr, y.data(), p,
-                                 gemm::NoEpilogue{}, scratch.data());
-          },
-          std::ref(g_cold));
+      const double by_taps = by_taps_seconds(p, x, w, y);
       const double f2 = winograd_seconds<2>(p, x, w, y);
       std::printf("| 3x3 %ld -> %ld ch %ldx%ld | %.0f us | %.0f us | %.2f |\n", long(d[0]),
                   long(d[1]), long(width), long(width), by_taps * 1e6, f2 * 1e6, by_taps / f2);
@@ -241,36 +254,18 @@ void fit_im2col_over_taps() {
   };
   std::vector<Timed> runs;
   for (const Deep &d : shapes) {
-    const int64_t oh = (d.h + 2 * (d.kh / 2) * d.dilation - d.dilation * (d.kh - 1) - 1) / d.stride + 1;
-    const int64_t ow = (d.h + 2 * (d.kw / 2) * d.dilation - d.dilation * (d.kw - 1) - 1) / d.stride + 1;
+    // Odd kernels padded to keep the map ("same"), then the stride.
+    const int64_t oh = (d.h - 1) / d.stride + 1, ow = oh;
     const ConvParams p = {2, 1, d.cin, d.cout, 1, {d.h, d.h, 0, 0}, {oh, ow, 0, 0},
                           {d.kh, d.kw, 0, 0}, {d.stride, d.stride, 0, 0},
                           {d.dilation, d.dilation, 0, 0},
                           {d.kh / 2 * d.dilation, d.kw / 2 * d.dilation, 0, 0}};
     if (!conv_by_taps_pays(p))
       continue;
-    const int64_t k = d.cin * d.kh * d.kw;
-    std::vector<float> x(size_t(d.cin * d.h * d.h), 0.5f), w(size_t(d.cout * k), 0.01f);
+    std::vector<float> x(size_t(d.cin * d.h * d.h), 0.5f);
+    std::vector<float> w(size_t(d.cout * d.cin * d.kh * d.kw), 0.01f);
     std::vector<float> y(size_t(d.cout * oh * ow));
-    std::vector<float> lanes(size_t(lane_weight_floats(d.cout, k)));
-    pack_lane_weights(w.data(), d.cout, k, lanes.data());
-    std::vector<float> gemm_w(size_t(gemm::packed_conv_weight_floats(d.cout, 1, k)));
-    gemm::pack_conv_weights(w.data(), d.cout, 1, k, gemm_w.data());
-    std::vector<float> taps_scratch(size_t(conv_by_taps_scratch_floats(p)));
-    std::vector<float> gemm_scratch(size_t(gemm::conv_scratch_floats(p, true)));
-    g_cold.input = &x;
-    const double taps = median_seconds(
-        [&] {
-          conv_to_lanes<false>(x.data(), lanes.data(), nullptr, y.data(), p,
-                               gemm::NoEpilogue{}, taps_scratch.data());
-        },
-        std::ref(g_cold));
-    const double im2col = median_seconds(
-        [&] {
-          gemm::conv_gemm(x.data(), gemm_w.data(), true, nullptr, y.data(), p,
-                          gemm::NoEpilogue{}, gemm_scratch.data());
-        },
-        std::ref(g_cold));
+    const double taps = by_taps_seconds(p, x, w, y), im2col = im2col_seconds(p, x, w, y);
     const int64_t outputs = d.cout * oh * ow;
     runs.push_back({d.cout, outputs, taps, im2col});
     std::printf("| %ldx%ld stride %ld dilation %ld, %ld -> %ld ch, %ldx%ld | %ld | %.0f us | "
