@@ -24,10 +24,9 @@
 #include "tract/rt/optimize_push.h"
 #include "tract/rt/linalg/gemm.h"
 
+#include "bench/median_time.h"
 #include "bench/peak/fma_peak.h"
 
-#include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <vector>
@@ -37,16 +36,7 @@ namespace {
 using namespace tract::rt;
 using namespace tract::rt::gemm;
 
-template <class F> double median_us(F f, int runs = 201) {
-  std::vector<double> t;
-  for (int r = 0; r < runs; ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() * 1e6);
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
+template <class F> double median_us(F f) { return bench::median_us(f, 201); }
 
 // v's first float on a 64-byte boundary (v has 16 floats to spare).
 float *line_aligned(std::vector<float> &v) {

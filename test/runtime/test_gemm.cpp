@@ -551,6 +551,15 @@ TEST(ConvLanes, PointwiseIntoOutOfAndBetweenLanesMatchReference) {
       {true, false, {2, 1, 48, 136, 1, {7, 7}, {1, 1}, {1, 1}, {1, 1}, {0, 0}}},
       {true, false, {2, 1, 32, 80, 1, {14, 14}, {1, 1}, {1, 1}, {1, 1}, {0, 0}}},
       {true, true, {2, 1, 32, 112, 1, {3, 5}, {1, 1}, {1, 1}, {1, 1}, {0, 0}}},
+      // Register tiles of 3, 2 and 1 blocks (conv_lanes.h's
+      // lanes_tile_blocks): 4 blocks as 2 + 2, 5 as 3 + 2, a lone block
+      // out of lanes on tiles of twice the pixels (64 of them, whole) and
+      // on one of the usual ones (40 = 16 + 16 + 8).
+      {false, true, {2, 1, 8, 64, 1, {9, 9}, {1, 1}, {1, 1}, {1, 1}, {0, 0}}},
+      {true, false, {2, 1, 32, 64, 1, {6, 6}, {1, 1}, {1, 1}, {1, 1}, {0, 0}}},
+      {true, false, {2, 1, 16, 80, 1, {4, 4}, {1, 1}, {1, 1}, {1, 1}, {0, 0}}},
+      {true, false, {2, 1, 16, 16, 1, {8, 8}, {1, 1}, {1, 1}, {1, 1}, {0, 0}}},
+      {true, false, {2, 1, 32, 12, 1, {5, 8}, {1, 1}, {1, 1}, {1, 1}, {0, 0}}},
   };
   for (const Case &c : cases) {
     const ConvGeom &g = c.g;
@@ -597,6 +606,9 @@ TEST(ConvLanes, FirstConvIntoLanesMatchesReference) {
       {2, 1, 3, 96, 1, {64, 64}, {7, 7}, {2, 2}, {1, 1}, {0, 0}},
       {2, 1, 3, 160, 1, {9, 34}, {3, 3}, {2, 2}, {1, 1}, {1, 1}},
       {2, 1, 3, 32, 1, {20, 29}, {3, 3}, {3, 3}, {1, 1}, {1, 1}},
+      // Rows of whole tiles over 4 blocks (tiles of 2 + 2) and 5 (3 + 2).
+      {2, 1, 3, 64, 1, {16, 32}, {3, 3}, {2, 2}, {1, 1}, {1, 1}},
+      {2, 1, 2, 80, 1, {10, 16}, {3, 3}, {2, 2}, {1, 1}, {1, 1}},
   };
   for (const ConvGeom &g : cases) {
     const rt::ConvParams p = params(g);

@@ -36,19 +36,39 @@
 namespace tract {
 namespace rt {
 
-// Pixels per register tile (and, into lanes, 16-channel blocks per tile):
-// AVX-512's 32 registers hold 8 x 2 accumulators of 16 lanes (or 16 x 1,
-// whose transpose back to planes is one 16 x 16 block); a vector of 16 is
-// two registers on AVX and four on NEON, so 4 pixels there, 2 elsewhere.
+// Register tiles: pixels x 16-channel blocks, one accumulator each. Per
+// input channel a tile loads its blocks' weights and broadcasts its pixels'
+// inputs, so the FMAs per load grow with both sides. AVX-512's 32 registers
+// hold 8 pixels x 3 blocks (24 accumulators, 11 loads per 24 FMAs, where
+// 8 x 2 took 10 per 16 and 16 x 1 17 per 16: MobileNetV2's 96 -> 576
+// expansion at 14 x 14 in 0.93-0.95 of 8 x 2's time, its 960 -> 320
+// projection at 7 x 7 in 0.93-0.96 of 16 x 1's, on a Sapphire Rapids class
+// Xeon, bench/run-lanes.sh). A vector of 16 is
+// two registers on AVX and four on NEON: 4 pixels x 1 block there, 2
+// elsewhere. Out of lanes, a tile of one block takes 2R pixels (its
+// transpose back into the planes is one 16 x 16 block either way).
 #if defined(__AVX512F__)
-constexpr int64_t kToLanesPixels = 8, kToLanesBlocks = 2, kFromLanesPixels = 16;
+constexpr int64_t kToLanesPixels = 8, kFromLanesPixels = 8, kLanesTileBlocks = 3;
 #elif defined(__AVX__) || defined(__aarch64__)
-constexpr int64_t kToLanesPixels = 4, kToLanesBlocks = 1, kFromLanesPixels = 4;
+constexpr int64_t kToLanesPixels = 4, kFromLanesPixels = 4, kLanesTileBlocks = 1;
 #else
-constexpr int64_t kToLanesPixels = 2, kToLanesBlocks = 1, kFromLanesPixels = 2;
+constexpr int64_t kToLanesPixels = 2, kFromLanesPixels = 2, kLanesTileBlocks = 1;
 #endif
-// Scratch for the widest target, so it does not depend on the ISA.
-constexpr int64_t kMaxFromLanesPixels = 16;
+// The widest target's (AVX-512's), for scratch sizes that do not depend on
+// the ISA.
+constexpr int64_t kMaxLanesTileBlocks = 3;
+static_assert(kLanesTileBlocks <= kMaxLanesTileBlocks, "scratch for the widest tile");
+constexpr int64_t kMaxFromLanesTilePixels = 24; // 8 x 3 blocks, 16 x 1
+
+// Blocks of the next register tile when `left` blocks remain: the widest
+// tile, but no tile of one block where two tiles of two do (a tile of one
+// block has a third of the accumulators): 4 blocks go 2 + 2, 5 go 3 + 2.
+constexpr int64_t lanes_tile_blocks(int64_t left) {
+  if (kLanesTileBlocks >= 3 && left != 2 && left != 4 && left >= 3)
+    return 3;
+  return kLanesTileBlocks >= 2 && left >= 2 ? 2 : 1;
+}
+
 // Pixels the epilogue is run on at once (per channel or 16-channel block).
 constexpr int64_t kLanesEpilogueStripe = 128;
 
@@ -72,7 +92,9 @@ inline void pack_lane_weights(const T *w, int64_t out_channels, int64_t in_chann
 }
 
 // Scratch floats per task: conv_pointwise_from_lanes's tile in lane layout.
-constexpr int64_t from_lanes_scratch_floats() { return kMaxFromLanesPixels * lanes::kLanes; }
+constexpr int64_t from_lanes_scratch_floats() {
+  return kMaxFromLanesTilePixels * lanes::kLanes;
+}
 
 namespace detail {
 
@@ -235,7 +257,10 @@ inline void from_lanes_tile(const float *x, int64_t xstride, int64_t cblocks, co
   for (int64_t cb = 0; cb < cblocks; ++cb, x += xstride)
     for (int64_t c = 0; c < lanes::kLanes; ++c, w += lanes::kLanes) {
       if (prefetch) // into L2 (the current block's weights fill L1)
-        __builtin_prefetch(prefetch + (cb * lanes::kLanes + c) * lanes::kLanes, 0, 2);
+#pragma GCC unroll 8
+        for (int64_t g = 0; g < G; ++g)
+          __builtin_prefetch(prefetch + g * wstride + (cb * lanes::kLanes + c) * lanes::kLanes, 0,
+                             2);
       F16 wv[G];
 #pragma GCC unroll 8
       for (int64_t g = 0; g < G; ++g)
@@ -284,6 +309,34 @@ inline void from_lanes_tile(const float *x, int64_t xstride, int64_t cblocks, co
 }
 #endif
 
+// A tile of nb (lanes_tile_blocks) blocks, to_lanes_tile's way.
+template <int64_t R, int64_t XS, class Src>
+inline void to_lanes_tile_of(int64_t nb, Src src, int64_t xs, int64_t taps, const float *w,
+                             int64_t wstride, const float *bias, float *y, int64_t ystride,
+                             const float *prefetch = nullptr) {
+  if constexpr (kLanesTileBlocks >= 3)
+    if (nb == 3)
+      return to_lanes_tile<R, 3, XS>(src, xs, taps, w, wstride, bias, y, ystride, prefetch);
+  if constexpr (kLanesTileBlocks >= 2)
+    if (nb == 2)
+      return to_lanes_tile<R, 2, XS>(src, xs, taps, w, wstride, bias, y, ystride, prefetch);
+  to_lanes_tile<R, 1, XS>(src, xs, taps, w, wstride, bias, y, ystride, prefetch);
+}
+
+// A tile of nb (lanes_tile_blocks) blocks, from_lanes_tile's way.
+template <int64_t R>
+inline void from_lanes_tile_of(int64_t nb, const float *x, int64_t xstride, int64_t cblocks,
+                               const float *w, int64_t wstride, const float *bias, float *tile,
+                               const float *prefetch = nullptr) {
+  if constexpr (kLanesTileBlocks >= 3)
+    if (nb == 3)
+      return from_lanes_tile<R, 3>(x, xstride, cblocks, w, wstride, bias, tile, prefetch);
+  if constexpr (kLanesTileBlocks >= 2)
+    if (nb == 2)
+      return from_lanes_tile<R, 2>(x, xstride, cblocks, w, wstride, bias, tile, prefetch);
+  from_lanes_tile<R, 1>(x, xstride, cblocks, w, wstride, bias, tile, prefetch);
+}
+
 // A pixel of one block is a chain of FMAs, each waiting for the one before
 // (4 cycles on Zen and recent Intel cores, with two FMA pipes): a 7 x 7
 // map's last pixel (49 = 6 x 8 + 1) took a tenth of a projection's time.
@@ -308,6 +361,19 @@ constexpr int64_t lanes_tail_blocks(int64_t n) {
   return n >= kLanesTailAccumulators ? 1 : (kLanesTailAccumulators + n - 1) / n;
 }
 static_assert(lanes_tail_blocks(1) <= kMaxLanesTailBlocks, "tail tiles' bias and scratch");
+
+// Blocks computed together into lane layout where each stripe or row ends
+// in `tail` pixels past its whole tiles (without a tail, a tile's blocks,
+// lanes_tile_blocks): a multiple of the tail tiles' blocks, and at least a
+// whole tile's, so neither a tail nor a whole tile is left with one block
+// where more fit (7-pixel rows: 2 + 2 blocks per tail tile, not 2 + 1).
+constexpr int64_t lanes_group_blocks(int64_t tail) {
+  const int64_t t = tail ? lanes_tail_blocks(tail) : 1;
+  return t >= kLanesTileBlocks ? t : t * ((kLanesTileBlocks + t - 1) / t);
+}
+static_assert(lanes_group_blocks(1) <= kMaxLanesTailBlocks &&
+                  lanes_group_blocks(5) <= kMaxLanesTailBlocks,
+              "a group's bias and scratch");
 
 // to_lanes tiles of N pixels from pixel i over `blocks` blocks (w, bias, y
 // at the first): G blocks a tile, then G / 2, ... 1. Pixels xs floats
@@ -385,7 +451,7 @@ template <bool kInLanes = false, class Epi>
 void conv_pointwise_to_lanes(const float *x, const float *w, const float *bias, float *y,
                              const ConvParams &p, const Epi &epi,
                              const Parallel &par = Parallel{}) {
-  constexpr int64_t L = lanes::kLanes, R = kToLanesPixels, NB = kToLanesBlocks;
+  constexpr int64_t L = lanes::kLanes, R = kToLanesPixels, NB = kLanesTileBlocks;
   const int64_t plane = detail::conv4(p).out_plane, cin = p.in_channels;
   const int64_t blocks = p.out_channels / L;
   const detail::LanesSplit split =
@@ -413,30 +479,24 @@ void conv_pointwise_to_lanes(const float *x, const float *w, const float *bias, 
       // Whole tiles block by block; the pixels past them (a 7 x 7 map's
       // last) for a group of blocks at once (detail::lanes_tail_blocks).
       const int64_t tail = (e.i1 - e.i0) % R, i_tail = e.i1 - tail;
-      const int64_t tail_blocks = tail ? detail::lanes_tail_blocks(tail) : 1;
-      const int64_t group = tail_blocks > NB ? tail_blocks : NB;
+      const int64_t group = detail::lanes_group_blocks(tail);
       for (int64_t ob = e.o0; ob < e.o1;) {
-        const int64_t g = e.o1 - ob < group ? e.o1 - ob : group;
+        const int64_t left = e.o1 - ob;
+        const int64_t g = tail ? (left < group ? left : group) : lanes_tile_blocks(left);
         const float *wg = w + ob * cin * L;
         const float *bg = bias ? bias + ob * L : zero_bias;
         float *yg = yb + ob * plane * L;
         for (int64_t k = 0; k < g;) {
-          const int64_t nb = g - k >= NB ? NB : 1;
+          const int64_t nb = lanes_tile_blocks(g - k);
           const float *wb = wg + k * cin * L, *bb = bg + k * L;
           float *yo = yg + k * plane * L;
           // The next blocks' weights are fetched during the first tile:
           // on a 7 x 7 map each weight serves 49 pixels, and without it the
           // first tile of each block waited on them from DRAM.
-          const float *next = ob + k + nb + NB <= e.o1 ? wb + nb * cin * L : nullptr;
-          if (nb == NB)
-            for (int64_t i = e.i0; i < i_tail; i += R)
-              detail::to_lanes_tile<R, NB, XS>(taps_at(i), XS, cin, wb, cin * L, bb,
-                                               yo + i * L, plane * L,
-                                               i == e.i0 ? next : nullptr);
-          else
-            for (int64_t i = e.i0; i < i_tail; i += R)
-              detail::to_lanes_tile<R, 1, XS>(taps_at(i), XS, cin, wb, cin * L, bb, yo + i * L,
-                                              plane * L);
+          const float *next = ob + k + nb + nb <= e.o1 ? wb + nb * cin * L : nullptr;
+          for (int64_t i = e.i0; i < i_tail; i += R)
+            detail::to_lanes_tile_of<R, XS>(nb, taps_at(i), XS, cin, wb, cin * L, bb,
+                                            yo + i * L, plane * L, i == e.i0 ? next : nullptr);
           k += nb;
         }
         if (tail)
@@ -535,11 +595,6 @@ inline int64_t conv_to_lanes_scratch_floats(const ConvParams &p) {
   return g.rows * g.row_w;
 }
 
-// Widest register tile's blocks (AVX-512's), for scratch sizes that do not
-// depend on the ISA.
-constexpr int64_t kMaxToLanesBlocks = 2;
-static_assert(kToLanesBlocks <= kMaxToLanesBlocks, "scratch for the widest tile");
-
 // Widest register tile's pixels (AVX-512's); the others' divide it.
 constexpr int64_t kMaxToLanesPixels = 8;
 static_assert(kMaxToLanesPixels % kToLanesPixels == 0, "rows of whole tiles on every target");
@@ -548,10 +603,10 @@ static_assert(kMaxToLanesPixels % kToLanesPixels == 0, "rows of whole tiles on e
 // output row of a group of blocks in lane layout, transposed from there: a
 // tile's blocks, or, where a row ends in a partial tile on some target, a
 // group of blocks its last pixels take at once (conv_to_lanes).
-static_assert(kMaxToLanesBlocks <= detail::kMaxLanesTailBlocks, "a tail's group is the widest");
+static_assert(kMaxLanesTileBlocks <= detail::kMaxLanesTailBlocks, "a tail's group is the widest");
 inline int64_t conv_by_taps_scratch_floats(const ConvParams &p) {
   const int64_t blocks =
-      p.out_size[1] % kMaxToLanesPixels ? detail::kMaxLanesTailBlocks : kMaxToLanesBlocks;
+      p.out_size[1] % kMaxToLanesPixels ? detail::kMaxLanesTailBlocks : kMaxLanesTileBlocks;
   return conv_to_lanes_scratch_floats(p) + blocks * lanes::kLanes * p.out_size[1];
 }
 
@@ -570,7 +625,7 @@ template <bool kOutLanes = true, class Epi>
 void conv_to_lanes(const float *x, const float *w, const float *bias, float *y,
                    const ConvParams &p, const Epi &epi, float *scratch,
                    const Parallel &par = Parallel{}) {
-  constexpr int64_t L = lanes::kLanes, R = kToLanesPixels, NB = kToLanesBlocks;
+  constexpr int64_t L = lanes::kLanes, R = kToLanesPixels, NB = kLanesTileBlocks;
   const detail::Conv4 q = detail::conv4(p);
   const ConvToLanesGeometry g = conv_to_lanes_geometry(p);
   const int64_t cin = p.in_channels, kh_n = q.ker[2], kw_n = q.ker[3];
@@ -625,27 +680,24 @@ void conv_to_lanes(const float *x, const float *w, const float *bias, float *y,
       // once (detail::lanes_tail_blocks: SqueezeNet 1.0's 7x7 stem at
       // 64 x 64 has rows of 29 = 3 x 8 + 5 pixels, a KWS row of 10 is 8 + 2).
       const int64_t tail = ow_n % R, whole_end = ow_n - tail;
-      const int64_t group =
-          tail && detail::lanes_tail_blocks(tail) > NB ? detail::lanes_tail_blocks(tail) : NB;
+      const int64_t group = detail::lanes_group_blocks(tail);
       for (int64_t ob = 0; ob < blocks;) {
-        const int64_t gb = blocks - ob < group ? blocks - ob : group;
+        const int64_t left = blocks - ob;
+        const int64_t gb = tail ? (left < group ? left : group) : lanes_tile_blocks(left);
         const float *wg = w + ob * taps * L;
         const float *bg = bias ? bias + ob * L : zero_bias;
         float *yg = kOutLanes ? yb + ob * oplane * L : row_tile;
         for (int64_t k = 0; k < gb;) {
-          const int64_t nb = gb - k >= NB ? NB : 1;
+          const int64_t nb = lanes_tile_blocks(gb - k);
           const float *wb = wg + k * taps * L, *bb = bg + k * L;
           float *yo = yg + k * ystride;
           for (int64_t ow = 0; ow < whole_end; ow += R)
-            if (nb == NB && sw == 2) // a stem's usual stride: constant offsets
-              detail::to_lanes_tile<R, NB, 2>(taps_at(ow), sw, taps, wb, taps * L, bb,
-                                              yo + ow * L, ystride);
-            else if (nb == NB)
-              detail::to_lanes_tile<R, NB>(taps_at(ow), sw, taps, wb, taps * L, bb,
-                                           yo + ow * L, ystride);
+            if (sw == 2) // a stem's usual stride: constant offsets
+              detail::to_lanes_tile_of<R, 2>(nb, taps_at(ow), sw, taps, wb, taps * L, bb,
+                                             yo + ow * L, ystride);
             else
-              detail::to_lanes_tile<R, 1>(taps_at(ow), sw, taps, wb, taps * L, bb,
-                                          yo + ow * L, ystride);
+              detail::to_lanes_tile_of<R, 0>(nb, taps_at(ow), sw, taps, wb, taps * L, bb,
+                                             yo + ow * L, ystride);
           k += nb;
         }
         const int64_t tplane = kOutLanes ? oplane : ow_n; // pixels between blocks
@@ -698,50 +750,66 @@ void conv_pointwise_from_lanes(const float *x, const float *w, const float *bias
   const detail::LanesSplit split =
       detail::lanes_split(par, p.batch * p.out_channels * cin * plane, p.batch, plane, oblocks,
                           true);
-  static_assert(R <= kMaxFromLanesPixels &&
-                    1 * detail::lanes_tail_blocks(1) <= kMaxFromLanesPixels &&
-                    2 * detail::lanes_tail_blocks(2) <= kMaxFromLanesPixels &&
-                    3 * detail::lanes_tail_blocks(3) <= kMaxFromLanesPixels &&
-                    4 * detail::lanes_tail_blocks(4) <= kMaxFromLanesPixels,
+  static_assert(R * kLanesTileBlocks <= kMaxFromLanesTilePixels &&
+                    2 * R <= kMaxFromLanesTilePixels &&
+                    1 * detail::lanes_tail_blocks(1) <= kMaxFromLanesTilePixels &&
+                    2 * detail::lanes_tail_blocks(2) <= kMaxFromLanesTilePixels &&
+                    3 * detail::lanes_tail_blocks(3) <= kMaxFromLanesTilePixels &&
+                    4 * detail::lanes_tail_blocks(4) <= kMaxFromLanesTilePixels,
                 "a tile (whole or of the tail) fits from_lanes_scratch_floats");
   run_tasks(par, split.tasks, [&](int64_t t) {
     float *tile = par.scratch_of(t, scratch);
     float bias_blocks[detail::kMaxLanesTailBlocks * L];
-    float *rows[L];
+    float *rows[kMaxLanesTileBlocks][L];
     for (int64_t u = split.units * t / split.tasks; u < split.units * (t + 1) / split.tasks;
          ++u) {
       const detail::LanesUnit e = detail::lanes_unit(split, u, plane, oblocks);
       const float *xb = x + e.b * cin * plane;
-      // Block ob's 16 output rows into rows, its bias at `to` (zeros past
-      // the output channels; those rows null).
-      auto block_rows = [&](int64_t ob) {
+      // Block ob's 16 output rows, or its bias, into `to` (zeros past the
+      // output channels; those rows null).
+      auto block_rows = [&](int64_t ob, float **to) {
         for (int64_t j = 0; j < L; ++j)
-          rows[j] = ob * L + j < p.out_channels
-                        ? y + (e.b * p.out_channels + ob * L + j) * plane
-                        : nullptr;
+          to[j] = ob * L + j < p.out_channels ? y + (e.b * p.out_channels + ob * L + j) * plane
+                                              : nullptr;
       };
       auto block_bias = [&](int64_t ob, float *to) {
         for (int64_t j = 0; j < L; ++j)
           to[j] = ob * L + j < p.out_channels && bias ? bias[ob * L + j] : 0.0f;
       };
-      // Whole tiles block by block; the pixels past them (a 7 x 7 map's
-      // last) for a group of blocks at once (detail::lanes_tail_blocks):
+      // Whole tiles (lanes_tile_blocks blocks at a time; a lone block's
+      // tiles of 2R pixels while they fit); the pixels past them (a 7 x 7
+      // map's last) for a group of blocks at once (detail::lanes_tail_blocks):
       // tiles of 4 pixels, then the last 1 to 3.
       const int64_t tail = (e.i1 - e.i0) % R, i_tail = e.i1 - tail;
-      const int64_t group = tail ? detail::kMaxLanesTailBlocks : 1;
+      const int64_t group = tail ? detail::kMaxLanesTailBlocks : e.o1 - e.o0;
       for (int64_t o = e.o0; o < e.o1; o += group) {
         const int64_t g = e.o1 - o < group ? e.o1 - o : group;
-        for (int64_t ob = o; ob < o + g; ++ob) {
-          block_rows(ob);
-          block_bias(ob, bias_blocks);
-          // The next block's weights are fetched during the first tile
-          // (as conv_pointwise_to_lanes does).
-          const float *next = ob + 1 < e.o1 ? w + (ob + 1) * cin * L : nullptr;
-          for (int64_t i = e.i0; i < i_tail; i += R) {
-            detail::from_lanes_tile<R>(xb + i * L, plane * L, cblocks, w + ob * cin * L, 0,
-                                       bias_blocks, tile, i == e.i0 ? next : nullptr);
-            lanes::scatter(tile, R, rows, i);
+        for (int64_t ob = o; ob < o + g;) {
+          const int64_t nb = lanes_tile_blocks(o + g - ob);
+          const float *wb = w + ob * cin * L;
+          for (int64_t k = 0; k < nb; ++k) {
+            block_bias(ob + k, bias_blocks + k * L);
+            block_rows(ob + k, rows[k]);
           }
+          // The next blocks' weights are fetched during the first tile
+          // (as conv_pointwise_to_lanes does).
+          const float *next = ob + nb + nb <= e.o1 ? wb + nb * cin * L : nullptr;
+          for (int64_t i = e.i0; i < i_tail;) {
+            const float *pf = i == e.i0 ? next : nullptr;
+            if (nb == 1 && i + 2 * R <= i_tail) {
+              detail::from_lanes_tile<2 * R>(xb + i * L, plane * L, cblocks, wb, 0, bias_blocks,
+                                             tile, pf);
+              lanes::scatter(tile, 2 * R, rows[0], i);
+              i += 2 * R;
+              continue;
+            }
+            detail::from_lanes_tile_of<R>(nb, xb + i * L, plane * L, cblocks, wb, cin * L,
+                                          bias_blocks, tile, pf);
+            for (int64_t k = 0; k < nb; ++k)
+              lanes::scatter(tile + k * R * L, R, rows[k], i);
+            i += R;
+          }
+          ob += nb;
         }
         if (!tail)
           continue;
@@ -752,8 +820,8 @@ void conv_pointwise_from_lanes(const float *x, const float *w, const float *bias
           detail::from_lanes_tail<4>(n, xb + i * L, plane * L, cblocks, g, w + o * cin * L,
                                      cin * L, bias_blocks, tile,
                                      [&](int64_t k, const float *pixels) {
-                                       block_rows(o + k);
-                                       lanes::scatter(pixels, n, rows, i);
+                                       block_rows(o + k, rows[0]);
+                                       lanes::scatter(pixels, n, rows[0], i);
                                      });
           i += n;
         }
