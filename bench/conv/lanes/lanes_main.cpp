@@ -6,8 +6,8 @@
 // bench/run-lanes.sh --against REF): the same cases on the runtime at REF
 // and on the working tree's, alternating within one process, case by case
 // (9 pairs of medians of 41 runs): each pair's new / base ratio, their
-// median and quartiles. Run against itself, the ratios stay within 1% on a
-// noisy 2-core VM where two separate runs drift apart by 10%.
+// median and quartiles. Run against itself, the medians stay within 2% on
+// a noisy 2-core VM where two separate runs drift apart by 10%.
 #include "bench/conv/lanes/lanes_cases.h"
 #include "bench/peak/fma_peak.h"
 
