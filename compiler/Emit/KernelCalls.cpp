@@ -370,16 +370,21 @@ int64_t loopRow(llvm::iterator_range<Block::iterator> ops, RankedTensorType out)
 // The scalar code of a run of a kernel body's elementwise ops: `loop` computes
 // one element i of `out` (`acc`, the value the run starts from, already
 // named), `result` names the value `last` holds. Operand reads inside a
-// GEMM epilogue (`row` > 0) index by segment (segmentIndex), hoisted.
+// GEMM epilogue (`row` > 0) index by segment (segmentIndex), hoisted. With
+// `clipAfter`, an f32 Clip that computes `last` is left out of the loop and
+// named in `clip` (its bounds) instead, for the epilogue to run as one pass
+// of tract::rt::clip_in_place after the loop (clip_in_place.h: GCC turns
+// the scalar Clip into a dozen vector operations where two do).
 struct ElementCode {
   std::vector<std::string> hoisted, loop;
   std::string result;
+  std::optional<std::pair<std::string, std::string>> clip;
   int ops = 0;
 };
 
 FailureOr<ElementCode> elementCode(llvm::iterator_range<Block::iterator> ops, Value acc,
                                    std::string accExpr, RankedTensorType out, int64_t row,
-                                   Value last) {
+                                   Value last, bool clipAfter = false) {
   ElementCode code;
   Type element = out.getElementType();
   std::string T = cppElementType(element);
@@ -435,6 +440,14 @@ FailureOr<ElementCode> elementCode(llvm::iterator_range<Block::iterator> ops, Va
       names[c.getResult()] = cppLiteral(v, element);
       continue;
     }
+    if (auto c = dyn_cast<ClipOp>(op); c && clipAfter && c.getOutput() == last &&
+                                        element.isF32()) {
+      code.clip = {cppLiteral(c.getMinAttr().getValueAsDouble(), element),
+                   cppLiteral(c.getMaxAttr().getValueAsDouble(), element)};
+      names[c.getOutput()] = nameOf(c.getInput());
+      ++code.ops;
+      continue;
+    }
     std::string expr;
     if (const char *f = unaryFunctor(&op))
       expr = fmt::format("tract::rt::op::{}{{}}({})", f, nameOf(op.getOperand(0)));
@@ -460,13 +473,22 @@ void addEpilogue(KernelCall &call, StringRef name, StringRef T, const ElementCod
       fmt::format("auto {} = [&]({} *v, int64_t i0, int64_t count) {{", name.str(), T.str()));
   for (const std::string &l : code.hoisted)
     call.lines.push_back("  " + l);
-  call.lines.push_back("  for (int64_t j = 0; j < count; ++j) {");
-  call.lines.push_back("    const int64_t i = i0 + j;");
-  call.lines.push_back("    (void)i;");
-  for (const std::string &l : code.loop)
-    call.lines.push_back("    " + l);
-  call.lines.push_back(fmt::format("    v[j] = {};", code.result));
-  call.lines.push_back("  }");
+  // (Only `const T acc = v[j];` and v[j] = acc: nothing for the loop to do.)
+  bool identity = code.hoisted.empty() && code.loop.size() == 1 && code.result == "acc";
+  if (identity) {
+    call.lines.push_back(code.clip ? "  (void)i0;" : "  (void)v, (void)i0, (void)count;");
+  } else {
+    call.lines.push_back("  for (int64_t j = 0; j < count; ++j) {");
+    call.lines.push_back("    const int64_t i = i0 + j;");
+    call.lines.push_back("    (void)i;");
+    for (const std::string &l : code.loop)
+      call.lines.push_back("    " + l);
+    call.lines.push_back(fmt::format("    v[j] = {};", code.result));
+    call.lines.push_back("  }");
+  }
+  if (code.clip)
+    call.lines.push_back(fmt::format("  tract::rt::clip_in_place(v, count, {}, {});",
+                                     code.clip->first, code.clip->second));
   call.lines.push_back("};");
 }
 
@@ -510,7 +532,7 @@ LogicalResult buildFusedKernel(KernelOp kernel, KernelCall &call) {
     // LaneChains.cpp): no rows. Named for the producer it follows.
     auto head = elementCode(llvm::make_range(after(anchor), tail->getIterator()),
                             anchor->getResult(0), "v[j]", typeOf(anchor->getResult(0)), 0,
-                            tail->getOperand(0));
+                            tail->getOperand(0), /*clipAfter=*/true);
     if (failed(head))
       return failure();
     addEpilogue(call, isa<ConvOp>(tail) ? "epilogue_expand" : "epilogue_conv", T, *head);
@@ -522,7 +544,7 @@ LogicalResult buildFusedKernel(KernelOp kernel, KernelCall &call) {
   if (!epilogue)
     row = loopRow(chain, out);
   auto code = elementCode(chain, last ? last->getResult(0) : Value(),
-                          epilogue ? "v[j]" : "out0[i]", out, row, yielded);
+                          epilogue ? "v[j]" : "out0[i]", out, row, yielded, epilogue);
   if (failed(code))
     return failure();
   int64_t n = out.getNumElements();

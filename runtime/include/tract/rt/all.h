@@ -22,6 +22,7 @@
 #include "tract/rt/data/transpose_ref.h"
 #include "tract/rt/data/trilu_ref.h"
 #include "tract/rt/elementwise/binary_ref.h"
+#include "tract/rt/elementwise/clip_in_place.h"
 #include "tract/rt/elementwise/unary_ref.h"
 #include "tract/rt/linalg/det_ref.h"
 #include "tract/rt/linalg/gemm.h"

@@ -1,0 +1,72 @@
+// tract runtime: Clip over a run of floats in place, as the last step of a
+// kernel's epilogue (a conv's ReLU6, MobileNet's and EfficientNet-Lite's).
+//
+// op::Clip (unary_ref.h) is two selects, x < lo ? lo : x then hi < y ? hi :
+// y, NaN kept. In an epilogue's loop GCC 12 vectorises them into one merged
+// select on masks, two compares and about nine mask and blend operations per
+// vector with AVX-512 (or AVX2): a ReLU6 epilogue took 15-25% of MobileNetV2's
+// expand + depthwise kernels. The same two selects are x86's max and min
+// with the bound as first operand (max(a, b) = a > b ? a : b, NaN in b kept,
+// and so are signed zeros: the exact results of op::Clip), two operations a
+// vector; aarch64's compare and bit-select are the selects themselves
+// (armv7's NEON flushes subnormals, where op::Clip's VFP code does not).
+// Other targets, and the last floats of a run, take op::Clip.
+#pragma once
+
+#include "tract/rt/elementwise/unary_ref.h"
+
+#include <cstdint>
+
+#if defined(__AVX512F__) || defined(__AVX__) || defined(__SSE__)
+#include <immintrin.h>
+#elif defined(__aarch64__)
+#include <arm_neon.h>
+#endif
+
+namespace tract {
+namespace rt {
+
+// GCC 12's avx512fintrin.h starts max and min from _mm512_undefined_ps()
+// (`__m512 __Y = __Y;`), which -Wmaybe-uninitialized flags once inlined
+// (GCC bug 105593, as in lane_transpose.h): silenced here, so the generated
+// code builds warning-free with -Wall -Wextra.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+// v[j] = op::Clip<float>{lo, hi}(v[j]) for j < n.
+inline void clip_in_place(float *v, int64_t n, float lo, float hi) {
+  int64_t j = 0;
+#if defined(__AVX512F__)
+  const __m512 l = _mm512_set1_ps(lo), h = _mm512_set1_ps(hi);
+  for (; j + 16 <= n; j += 16)
+    _mm512_storeu_ps(v + j, _mm512_min_ps(h, _mm512_max_ps(l, _mm512_loadu_ps(v + j))));
+#elif defined(__AVX__)
+  const __m256 l = _mm256_set1_ps(lo), h = _mm256_set1_ps(hi);
+  for (; j + 8 <= n; j += 8)
+    _mm256_storeu_ps(v + j, _mm256_min_ps(h, _mm256_max_ps(l, _mm256_loadu_ps(v + j))));
+#elif defined(__SSE__)
+  const __m128 l = _mm_set1_ps(lo), h = _mm_set1_ps(hi);
+  for (; j + 4 <= n; j += 4)
+    _mm_storeu_ps(v + j, _mm_min_ps(h, _mm_max_ps(l, _mm_loadu_ps(v + j))));
+#elif defined(__aarch64__)
+  const float32x4_t l = vdupq_n_f32(lo), h = vdupq_n_f32(hi);
+  for (; j + 4 <= n; j += 4) {
+    const float32x4_t x = vld1q_f32(v + j);
+    const float32x4_t y = vbslq_f32(vcltq_f32(x, l), l, x);
+    vst1q_f32(v + j, vbslq_f32(vcltq_f32(h, y), h, y));
+  }
+#endif
+  const op::Clip<float> clip{lo, hi};
+  for (; j < n; ++j)
+    v[j] = clip(v[j]);
+}
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
+} // namespace rt
+} // namespace tract
