@@ -469,14 +469,21 @@ FailureOr<ElementCode> elementCode(llvm::iterator_range<Block::iterator> ops, Va
 // `auto NAME = [&](T *v, int64_t i0, int64_t count) {...};`: gemm.h's
 // epilogue contract, applying `code` to v[0, count), elements i0 + j.
 void addEpilogue(KernelCall &call, StringRef name, StringRef T, const ElementCode &code) {
+  // (Only `const T acc = v[j];` and v[j] = acc: nothing for the loop to do.)
+  bool identity = code.hoisted.empty() && code.loop.size() == 1 && code.result == "acc";
+  if (identity && code.clip) {
+    // One Clip: the runtime's ClipEpilogue, which the lane kernels apply to
+    // their tiles in registers (clip_in_place.h) and the others as a pass.
+    call.lines.push_back(fmt::format("const tract::rt::ClipEpilogue {}{{{}, {}}};", name.str(),
+                                     code.clip->first, code.clip->second));
+    return;
+  }
   call.lines.push_back(
       fmt::format("auto {} = [&]({} *v, int64_t i0, int64_t count) {{", name.str(), T.str()));
   for (const std::string &l : code.hoisted)
     call.lines.push_back("  " + l);
-  // (Only `const T acc = v[j];` and v[j] = acc: nothing for the loop to do.)
-  bool identity = code.hoisted.empty() && code.loop.size() == 1 && code.result == "acc";
   if (identity) {
-    call.lines.push_back(code.clip ? "  (void)i0;" : "  (void)v, (void)i0, (void)count;");
+    call.lines.push_back("  (void)v, (void)i0, (void)count;");
   } else {
     call.lines.push_back("  for (int64_t j = 0; j < count; ++j) {");
     call.lines.push_back("    const int64_t i = i0 + j;");

@@ -1390,3 +1390,85 @@ TEST(Parallel, KernelsSplitOverTasksMatchSerial) {
 }
 
 } // namespace
+
+// A ClipEpilogue is applied by the lane kernels to their tiles before the
+// store (clip_in_place.h's LaneClip), with no pass over the output: the
+// outputs are the same bits as with the same clip as a pass (an epilogue
+// lambda calling clip_in_place), NaNs and values past both bounds included,
+// on whole tiles and tails, into lanes and NCHW, 1 and 2 threads.
+TEST(ConvLanes, ClipEpilogueInTilesMatchesItsPass) {
+  const rt::ClipEpilogue clip{0.0f, 6.0f};
+  const auto pass = [](float *v, int64_t, int64_t n) { rt::clip_in_place(v, n, 0.0f, 6.0f); };
+  tract::rt::ThreadPool pool(2);
+  std::vector<float> extra(1 << 18);
+  for (int threads : {1, 2}) {
+    rt::Parallel par{};
+    if (threads == 2) {
+      par.parallel_for = tract::rt::ThreadPool::parallel_for;
+      par.pool = &pool;
+      par.threads = 2;
+      par.extra_scratch = extra.data();
+      par.scratch_stride = 1 << 17;
+    }
+    // Inputs from -8 to 8 (so outputs past both bounds), one NaN.
+    auto input = [](size_t n, uint64_t seed) {
+      std::vector<float> v = random_floats(n, seed);
+      for (float &x : v)
+        x *= 8.0f;
+      v[n / 3] = std::nanf("");
+      return v;
+    };
+    auto same_bits = [&](const std::vector<float> &a, const std::vector<float> &b,
+                         const char *what) {
+      ASSERT_EQ(a.size(), b.size());
+      EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)), 0)
+          << what << ", " << threads << " threads";
+    };
+    std::vector<float> scratch(1 << 17);
+    { // into lanes: 24 -> 144 (9 blocks) on 9 x 11 (tiles and a tail)
+      const rt::ConvParams p = params({2, 1, 24, 144, 1, {9, 11}, {1, 1}, {1, 1}, {1, 1}, {0, 0}});
+      const std::vector<float> x = input(24 * 99, 1), w = input(144 * 24, 2), b = input(144, 3);
+      std::vector<float> pw(size_t(rt::lane_weight_floats(144, 24)));
+      rt::pack_lane_weights(w.data(), 144, 24, pw.data());
+      std::vector<float> a(144 * 99), c(144 * 99);
+      rt::conv_pointwise_to_lanes(x.data(), pw.data(), b.data(), a.data(), p, clip, par);
+      rt::conv_pointwise_to_lanes(x.data(), pw.data(), b.data(), c.data(), p, pass, par);
+      same_bits(a, c, "pointwise into lanes");
+    }
+    for (bool out_lanes : {true, false}) { // a stem by taps, 3 -> 48, rows of 9
+      const rt::ConvParams p = params({2, 1, 3, 48, 1, {15, 17}, {3, 3}, {2, 2}, {1, 1}, {1, 1}});
+      const std::vector<float> x = input(3 * 255, 4), w = input(48 * 27, 5), b = input(48, 6);
+      std::vector<float> pw(size_t(rt::lane_weight_floats(48, 27)));
+      rt::pack_lane_weights(w.data(), 48, 27, pw.data());
+      std::vector<float> a(48 * 72), c(48 * 72);
+      if (out_lanes) {
+        rt::conv_to_lanes<true>(x.data(), pw.data(), b.data(), a.data(), p, clip, scratch.data(), par);
+        rt::conv_to_lanes<true>(x.data(), pw.data(), b.data(), c.data(), p, pass, scratch.data(), par);
+      } else {
+        rt::conv_to_lanes<false>(x.data(), pw.data(), b.data(), a.data(), p, clip, scratch.data(), par);
+        rt::conv_to_lanes<false>(x.data(), pw.data(), b.data(), c.data(), p, pass, scratch.data(), par);
+      }
+      same_bits(a, c, out_lanes ? "stem into lanes" : "by taps into NCHW");
+    }
+    for (int64_t stride : {1, 2}) { // depthwise 3x3 on 32 channels, lanes in and out
+      const rt::ConvParams p =
+          params({2, 1, 32, 32, 32, {10, 13}, {3, 3}, {stride, stride}, {1, 1}, {1, 1}});
+      const int64_t out_plane = p.out_size[0] * p.out_size[1];
+      const std::vector<float> x = input(32 * 130, 7), w = input(32 * 9, 8), b = input(32, 9);
+      std::vector<float> a(size_t(32 * out_plane)), c(size_t(32 * out_plane));
+      rt::conv_depthwise<true, true>(x.data(), w.data(), b.data(), a.data(), p, clip, scratch.data(), par);
+      rt::conv_depthwise<true, true>(x.data(), w.data(), b.data(), c.data(), p, pass, scratch.data(), par);
+      same_bits(a, c, "depthwise");
+      // The same conv after a fused expand (16 -> 32), both epilogues clips.
+      const rt::ConvParams pe = params({2, 1, 16, 32, 1, {10, 13}, {1, 1}, {1, 1}, {1, 1}, {0, 0}});
+      const std::vector<float> xe = input(16 * 130, 10), we = input(32 * 16, 11);
+      std::vector<float> pwe(size_t(rt::lane_weight_floats(32, 16)));
+      rt::pack_lane_weights(we.data(), 32, 16, pwe.data());
+      rt::conv_expand_depthwise<false, true>(xe.data(), pwe.data(), b.data(), w.data(), b.data(),
+                                             a.data(), pe, p, clip, clip, scratch.data(), par);
+      rt::conv_expand_depthwise<false, true>(xe.data(), pwe.data(), b.data(), w.data(), b.data(),
+                                             c.data(), pe, p, pass, pass, scratch.data(), par);
+      same_bits(a, c, "expand + depthwise");
+    }
+  }
+}

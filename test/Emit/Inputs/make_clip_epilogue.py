@@ -1,11 +1,12 @@
 #!/usr/bin/python3
-"""Writes two 1x1 convs whose epilogues end in a Clip, or not, and the numpy reference.
+"""Writes three 1x1 convs whose epilogues end in a Clip, are one, or not, and the numpy reference.
 
 usage: make_clip_epilogue.py OUT_DIR
   OUT_DIR/model.onnx: X[1,8,6,7] ->
     Y1 = Clip(Conv 8->32 (X) + X2, 0, 6)        (the Clip last: one pass after the Add's loop)
     Y2 = Clip(Conv 8->16 (X), -1, 1) * 0.5       (the Clip inside the element loop)
-  OUT_DIR/x.npy, OUT_DIR/x2.npy, OUT_DIR/want1.npy, OUT_DIR/want2.npy: inputs with NaNs and
+    Y3 = Clip(Conv 8->48 (X), 0, 6)              (the Clip alone: a ClipEpilogue)
+  OUT_DIR/x.npy, OUT_DIR/x2.npy, OUT_DIR/want{1,2,3}.npy: inputs with NaNs and
   infinities in a few pixels (they must come out as numpy's clip leaves them) and the expected
   outputs.
 """
@@ -21,7 +22,9 @@ def main():
     rng = np.random.default_rng(11)
     w1 = rng.standard_normal((32, 8, 1, 1)).astype(np.float32)
     w2 = rng.standard_normal((16, 8, 1, 1)).astype(np.float32)
+    w3 = rng.standard_normal((48, 8, 1, 1)).astype(np.float32)
     consts = [numpy_helper.from_array(w1, "W1"), numpy_helper.from_array(w2, "W2"),
+              numpy_helper.from_array(w3, "W3"),
               numpy_helper.from_array(np.array(0, np.float32), "lo1"),
               numpy_helper.from_array(np.array(6, np.float32), "hi1"),
               numpy_helper.from_array(np.array(-1, np.float32), "lo2"),
@@ -33,12 +36,15 @@ def main():
          helper.make_node("Clip", ["S1", "lo1", "hi1"], ["Y1"], name="clip1"),
          helper.make_node("Conv", ["X", "W2"], ["C2"], name="conv2"),
          helper.make_node("Clip", ["C2", "lo2", "hi2"], ["K2"], name="clip2"),
-         helper.make_node("Mul", ["K2", "half"], ["Y2"], name="mul2")],
+         helper.make_node("Mul", ["K2", "half"], ["Y2"], name="mul2"),
+         helper.make_node("Conv", ["X", "W3"], ["C3"], name="conv3"),
+         helper.make_node("Clip", ["C3", "lo1", "hi1"], ["Y3"], name="clip3")],
         "clip_epilogue",
         [helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 8, 6, 7]),
          helper.make_tensor_value_info("X2", TensorProto.FLOAT, [1, 32, 6, 7])],
         [helper.make_tensor_value_info("Y1", TensorProto.FLOAT, [1, 32, 6, 7]),
-         helper.make_tensor_value_info("Y2", TensorProto.FLOAT, [1, 16, 6, 7])],
+         helper.make_tensor_value_info("Y2", TensorProto.FLOAT, [1, 16, 6, 7]),
+         helper.make_tensor_value_info("Y3", TensorProto.FLOAT, [1, 48, 6, 7])],
         consts)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
     model.ir_version = 8
@@ -51,10 +57,12 @@ def main():
     x2[0, 7, 0, 6] = np.nan
     c1 = np.einsum("oc,nchw->nohw", w1[:, :, 0, 0], x) + x2
     c2 = np.einsum("oc,nchw->nohw", w2[:, :, 0, 0], x)
+    c3 = np.einsum("oc,nchw->nohw", w3[:, :, 0, 0], x)
     np.save(f"{out}/x.npy", x)
     np.save(f"{out}/x2.npy", x2)
     np.save(f"{out}/want1.npy", np.clip(c1, 0, 6).astype(np.float32))
     np.save(f"{out}/want2.npy", (np.clip(c2, -1, 1) * 0.5).astype(np.float32))
+    np.save(f"{out}/want3.npy", np.clip(c3, 0, 6).astype(np.float32))
 
 
 if __name__ == "__main__":

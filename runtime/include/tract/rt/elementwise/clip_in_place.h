@@ -14,8 +14,10 @@
 #pragma once
 
 #include "tract/rt/elementwise/unary_ref.h"
+#include "tract/rt/simd16.h"
 
 #include <cstdint>
+#include <type_traits>
 
 #if defined(__AVX512F__) || defined(__AVX__) || defined(__SSE__)
 #include <immintrin.h>
@@ -62,6 +64,65 @@ inline void clip_in_place(float *v, int64_t n, float lo, float hi) {
   const op::Clip<float> clip{lo, hi};
   for (; j < n; ++j)
     v[j] = clip(v[j]);
+}
+
+// A kernel's epilogue that is one Clip (what the compiler emits for a conv
+// followed by ReLU6 and nothing else): called like any epilogue it is one
+// clip_in_place pass; the lane kernels (conv_lanes.h, conv_depthwise.h,
+// conv_expand_depthwise.h) recognise it and clip their register tiles before
+// the store instead (LaneClip), with no pass over the output at all.
+struct ClipEpilogue {
+  float lo, hi;
+  void operator()(float *v, int64_t, int64_t n) const { clip_in_place(v, n, lo, hi); }
+};
+
+#if defined(__GNUC__)
+// op::Clip on 16 floats in registers, clip_in_place's way per part.
+inline __attribute__((always_inline)) F16 clip16(F16 x, float lo, float hi) {
+#if defined(__AVX512F__) || defined(__AVX__) || defined(__SSE__) || defined(__aarch64__)
+#pragma GCC unroll 4
+  for (int i = 0; i < F16::kParts; ++i) {
+#if defined(__AVX512F__)
+    x.part[i] = F16::Part(
+        _mm512_min_ps(_mm512_set1_ps(hi), _mm512_max_ps(_mm512_set1_ps(lo), __m512(x.part[i]))));
+#elif defined(__AVX__)
+    x.part[i] = F16::Part(
+        _mm256_min_ps(_mm256_set1_ps(hi), _mm256_max_ps(_mm256_set1_ps(lo), __m256(x.part[i]))));
+#elif defined(__SSE__)
+    x.part[i] =
+        F16::Part(_mm_min_ps(_mm_set1_ps(hi), _mm_max_ps(_mm_set1_ps(lo), __m128(x.part[i]))));
+#else
+    const float32x4_t l = vdupq_n_f32(lo), h = vdupq_n_f32(hi), v = float32x4_t(x.part[i]);
+    const float32x4_t y = vbslq_f32(vcltq_f32(v, l), l, v);
+    x.part[i] = F16::Part(vbslq_f32(vcltq_f32(h, y), h, y));
+#endif
+  }
+#else
+  float f[16];
+  x.store(f);
+  clip_in_place(f, 16, lo, hi);
+  x = F16::load(f);
+#endif
+  return x;
+}
+#endif
+
+// What a lane kernel's tiles do before their store: clip (an epilogue that
+// is a ClipEpilogue, whose pass the kernel then skips) or nothing.
+struct LaneClip {
+  float lo = 0.0f, hi = 0.0f;
+  bool on = false;
+#if defined(__GNUC__)
+  F16 operator()(F16 x) const { return on ? clip16(x, lo, hi) : x; }
+#endif
+};
+
+template <class Epi> constexpr bool kClipsInTiles = std::is_same<Epi, ClipEpilogue>::value;
+template <class Epi> inline LaneClip lane_clip_of(const Epi &epi) {
+  if constexpr (kClipsInTiles<Epi>)
+    return {epi.lo, epi.hi, true};
+  else
+    return {};
 }
 
 #if defined(__GNUC__) && !defined(__clang__)

@@ -14,6 +14,7 @@
 // cost about one shuffle per float, against ~9 FMAs per output.
 #pragma once
 
+#include "tract/rt/elementwise/clip_in_place.h"
 #include "tract/rt/linalg/gemm.h"
 #include "tract/rt/nn/conv_ref.h"
 #include "tract/rt/nn/lane_transpose.h"
@@ -110,7 +111,8 @@ namespace detail {
 // the target's own registers, simd16.h).
 template <int64_t B>
 inline void depthwise_lane_block(const float *const *rows, const Conv4 &q, const float *w,
-                                 const float *bias, float *out, int64_t ow0) {
+                                 const float *bias, float *out, int64_t ow0,
+                                 const LaneClip &clip) {
   const int64_t step = q.st[3] * lanes::kLanes, tap_step = q.dil[3] * lanes::kLanes;
   F16 acc[B];
   acc[0] = F16::load(bias);
@@ -129,7 +131,7 @@ inline void depthwise_lane_block(const float *const *rows, const Conv4 &q, const
   }
 #pragma GCC unroll 8
   for (int64_t j = 0; j < B; ++j)
-    acc[j].store(out + (ow0 + j) * lanes::kLanes);
+    clip(acc[j]).store(out + (ow0 + j) * lanes::kLanes);
 }
 #endif
 
@@ -141,7 +143,8 @@ inline void depthwise_lane_block(const float *const *rows, const Conv4 &q, const
 // and accumulators would not fit the registers.)
 template <int64_t B, int64_t K>
 inline void depthwise_lane_block_s1(const float *const *rows, const float *w,
-                                    const float *bias, float *out, int64_t ow0) {
+                                    const float *bias, float *out, int64_t ow0,
+                                    const LaneClip &clip) {
   constexpr int64_t KW = K;
   typedef float v16 __attribute__((vector_size(64)));
   constexpr int64_t L = lanes::kLanes;
@@ -163,8 +166,11 @@ inline void depthwise_lane_block_s1(const float *const *rows, const float *w,
         acc[j] += wv * in[j + kw];
     }
   }
-  for (int64_t j = 0; j < B; ++j)
-    std::memcpy(out + (ow0 + j) * L, &acc[j], sizeof acc[j]);
+  for (int64_t j = 0; j < B; ++j) {
+    F16 v; // (one part on AVX-512)
+    v.part[0] = acc[j];
+    clip(v).store(out + (ow0 + j) * L);
+  }
 }
 #endif
 
@@ -185,7 +191,8 @@ template <int64_t B, class Block> inline void depthwise_rest_block(int64_t rest,
 // nothing past out[ow_n * 16] is written (the rows have room for a row
 // rounded up to kDepthwiseMaxBlock).
 inline void depthwise_lane_row(const float *const *rows, const Conv4 &q, const float *w,
-                               const float *bias, float *out, int64_t ow_n) {
+                               const float *bias, float *out, int64_t ow_n,
+                               const LaneClip &clip) {
 #if defined(__GNUC__)
   int64_t ow0 = 0;
 #if defined(__AVX512F__)
@@ -193,9 +200,9 @@ inline void depthwise_lane_row(const float *const *rows, const Conv4 &q, const f
       (q.ker[3] == 3 || q.ker[3] == 5)) {
     auto block = [&](auto width) {
       if (q.ker[3] == 3)
-        depthwise_lane_block_s1<decltype(width)::value, 3>(rows, w, bias, out, ow0);
+        depthwise_lane_block_s1<decltype(width)::value, 3>(rows, w, bias, out, ow0, clip);
       else
-        depthwise_lane_block_s1<decltype(width)::value, 5>(rows, w, bias, out, ow0);
+        depthwise_lane_block_s1<decltype(width)::value, 5>(rows, w, bias, out, ow0, clip);
     };
     for (; ow0 + kDepthwiseBlock <= ow_n; ow0 += kDepthwiseBlock)
       block(std::integral_constant<int64_t, kDepthwiseBlock>{});
@@ -204,7 +211,7 @@ inline void depthwise_lane_row(const float *const *rows, const Conv4 &q, const f
   }
 #endif
   auto block = [&](auto width) {
-    depthwise_lane_block<decltype(width)::value>(rows, q, w, bias, out, ow0);
+    depthwise_lane_block<decltype(width)::value>(rows, q, w, bias, out, ow0, clip);
   };
   for (; ow0 + kDepthwiseBlock <= ow_n; ow0 += kDepthwiseBlock)
     block(std::integral_constant<int64_t, kDepthwiseBlock>{});
@@ -222,6 +229,8 @@ inline void depthwise_lane_row(const float *const *rows, const Conv4 &q, const f
         for (int64_t c = 0; c < lanes::kLanes; ++c)
           o[c] += wt[c] * s[c];
       }
+    if (clip.on)
+      clip_in_place(o, lanes::kLanes, clip.lo, clip.hi);
   }
 #endif
 }
@@ -264,6 +273,7 @@ void conv_depthwise_rows(const float *w, const float *bias, float *y, const Conv
   float *out_planes[L];
   const float *w_rows[L];
   const float *rows[kDepthwiseMaxKernelRows];
+  const LaneClip clip = lane_clip_of(epi);
   const int64_t block_rows = p.batch * oh_n;
   for (int64_t ob = r0 / block_rows; ob * block_rows < r1; ++ob) {
     const int64_t o0 = ob * L, nc = min_of(L, p.out_channels - o0);
@@ -296,13 +306,17 @@ void conv_depthwise_rows(const float *w, const float *bias, float *y, const Conv
         // In lane layout the row is stored in place (the row kernel writes
         // nothing past it); else it is transposed into the 16 planes.
         if (kOutLanes)
-          detail::depthwise_lane_row(rows, q, wt, bt, y + lanes_row0 + oh * ow_n * L, ow_n);
+          detail::depthwise_lane_row(rows, q, wt, bt, y + lanes_row0 + oh * ow_n * L, ow_n,
+                                     clip);
         else {
-          detail::depthwise_lane_row(rows, q, wt, bt, out_row, ow_n);
+          detail::depthwise_lane_row(rows, q, wt, bt, out_row, ow_n, clip);
           lanes::scatter(out_row, ow_n, out_planes, oh * ow_n);
         }
         // The epilogue runs on stripes of rows while they are in cache
-        // (a whole plane at once when it is small).
+        // (a whole plane at once when it is small; a Clip's ran in the
+        // row's registers).
+        if (kClipsInTiles<Epi>)
+          continue;
         if ((oh + 1 - epi_row) * ow_n >= kDepthwiseEpilogueStripe || oh + 1 == oh1) {
           const int64_t count = (oh + 1 - epi_row) * ow_n;
           if (kOutLanes) {

@@ -74,6 +74,7 @@ void conv_expand_depthwise(const float *x, const float *we, const float *be, con
   const int64_t cin = pe.in_channels, plane = qd.in_plane, iw_n = qd.in[3];
   const int64_t blocks = pd.out_channels / L;
   const float zero_bias[L] = {};
+  const LaneClip clip = lane_clip_of(epi_expand);
   using Taps =
       typename std::conditional<kInLanes, detail::LaneTaps, detail::ChannelTaps>::type;
   constexpr int64_t XS = kInLanes ? L : 1;
@@ -92,13 +93,17 @@ void conv_expand_depthwise(const float *x, const float *we, const float *be, con
     };
     int64_t i = 0;
     for (; i + R <= iw_n; i += R)
-      detail::to_lanes_tile<R, 1, XS>(taps_at(row0 + i), XS, cin, wb, 0, bb, staged + i * L, 0);
+      detail::to_lanes_tile<R, 1, XS>(taps_at(row0 + i), XS, cin, wb, 0, bb, staged + i * L, 0,
+                                      nullptr, clip);
     for (; R > 4 && i + 4 <= iw_n; i += 4)
-      detail::to_lanes_tile<4, 1, XS>(taps_at(row0 + i), XS, cin, wb, 0, bb, staged + i * L, 0);
+      detail::to_lanes_tile<4, 1, XS>(taps_at(row0 + i), XS, cin, wb, 0, bb, staged + i * L, 0,
+                                      nullptr, clip);
     for (; i < iw_n; ++i)
-      detail::to_lanes_tile<1, 1, XS>(taps_at(row0 + i), XS, cin, wb, 0, bb, staged + i * L, 0);
+      detail::to_lanes_tile<1, 1, XS>(taps_at(row0 + i), XS, cin, wb, 0, bb, staged + i * L, 0,
+                                      nullptr, clip);
     const int64_t at = ((b * blocks + ob) * plane + row0) * L;
-    epi_expand(staged, at, detail::opaque(iw_n * L));
+    if constexpr (!kClipsInTiles<EpiExpand>) // (else clipped in the tiles)
+      epi_expand(staged, at, detail::opaque(iw_n * L));
   };
   // Work in GEMM-equivalent multiply-adds (conv_depthwise's weighting for
   // the depthwise part).

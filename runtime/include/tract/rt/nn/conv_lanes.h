@@ -24,6 +24,7 @@
 #pragma once
 
 #include "tract/rt/common.h"
+#include "tract/rt/elementwise/clip_in_place.h"
 #include "tract/rt/nn/conv_gemm.h"
 #include "tract/rt/nn/conv_ref.h"
 #include "tract/rt/nn/lane_transpose.h"
@@ -204,7 +205,7 @@ struct StagedTaps { // a k x k conv: kw taps along each staged row, then the nex
 template <int64_t R, int64_t NB, int64_t XS = 0, class Src>
 inline void to_lanes_tile(Src src, int64_t xs_rt, int64_t taps, const float *w,
                           int64_t wstride, const float *bias, float *y, int64_t ystride,
-                          const float *prefetch = nullptr) {
+                          const float *prefetch = nullptr, const LaneClip &clip = LaneClip{}) {
   const int64_t xs = XS ? XS : xs_rt;
   F16 acc[R][NB];
 #pragma GCC unroll 8
@@ -235,7 +236,7 @@ inline void to_lanes_tile(Src src, int64_t xs_rt, int64_t taps, const float *w,
   for (int64_t nb = 0; nb < NB; ++nb)
 #pragma GCC unroll 16
     for (int64_t r = 0; r < R; ++r)
-      acc[r][nb].store(y + nb * ystride + r * lanes::kLanes);
+      clip(acc[r][nb]).store(y + nb * ystride + r * lanes::kLanes);
 }
 
 // R pixels of G output blocks into `tile` (lane layout, block g's pixels
@@ -281,7 +282,7 @@ inline void from_lanes_tile(const float *x, int64_t xstride, int64_t cblocks, co
 template <int64_t R, int64_t NB, int64_t XS = 0, class Src>
 inline void to_lanes_tile(Src src, int64_t xs, int64_t taps, const float *w,
                           int64_t wstride, const float *bias, float *y, int64_t ystride,
-                          const float * = nullptr) {
+                          const float * = nullptr, const LaneClip &clip = LaneClip{}) {
   for (int64_t nb = 0; nb < NB; ++nb)
     for (int64_t r = 0; r < R; ++r)
       for (int64_t j = 0; j < lanes::kLanes; ++j) {
@@ -289,7 +290,8 @@ inline void to_lanes_tile(Src src, int64_t xs, int64_t taps, const float *w,
         Src s = src;
         for (int64_t t = 0; t < taps; ++t, s.next())
           acc += s.get()[r * xs] * w[nb * wstride + t * lanes::kLanes + j];
-        y[nb * ystride + r * lanes::kLanes + j] = acc;
+        y[nb * ystride + r * lanes::kLanes + j] = clip.on ? op::Clip<float>{clip.lo, clip.hi}(acc)
+                                                          : acc;
       }
 }
 
@@ -313,14 +315,16 @@ inline void from_lanes_tile(const float *x, int64_t xstride, int64_t cblocks, co
 template <int64_t R, int64_t XS, class Src>
 inline void to_lanes_tile_of(int64_t nb, Src src, int64_t xs, int64_t taps, const float *w,
                              int64_t wstride, const float *bias, float *y, int64_t ystride,
-                             const float *prefetch = nullptr) {
+                             const float *prefetch, const LaneClip &clip) {
   if constexpr (kLanesTileBlocks >= 3)
     if (nb == 3)
-      return to_lanes_tile<R, 3, XS>(src, xs, taps, w, wstride, bias, y, ystride, prefetch);
+      return to_lanes_tile<R, 3, XS>(src, xs, taps, w, wstride, bias, y, ystride, prefetch,
+                                     clip);
   if constexpr (kLanesTileBlocks >= 2)
     if (nb == 2)
-      return to_lanes_tile<R, 2, XS>(src, xs, taps, w, wstride, bias, y, ystride, prefetch);
-  to_lanes_tile<R, 1, XS>(src, xs, taps, w, wstride, bias, y, ystride, prefetch);
+      return to_lanes_tile<R, 2, XS>(src, xs, taps, w, wstride, bias, y, ystride, prefetch,
+                                     clip);
+  to_lanes_tile<R, 1, XS>(src, xs, taps, w, wstride, bias, y, ystride, prefetch, clip);
 }
 
 // A tile of nb (lanes_tile_blocks) blocks, from_lanes_tile's way.
@@ -381,28 +385,28 @@ static_assert(lanes_group_blocks(1) <= kMaxLanesTailBlocks &&
 template <int64_t N, int64_t G, int64_t XS, class TapsAt>
 inline void to_lanes_tail_tiles(const TapsAt &taps_at, int64_t xs, int64_t i, int64_t blocks,
                                 int64_t cin, const float *w, const float *bias, float *y,
-                                int64_t plane) {
+                                int64_t plane, const LaneClip &clip) {
   constexpr int64_t L = lanes::kLanes;
   int64_t k = 0;
   for (; k + G <= blocks; k += G)
     to_lanes_tile<N, G, XS>(taps_at(i), xs, cin, w + k * cin * L, cin * L, bias + k * L,
-                            y + k * plane * L + i * L, plane * L);
+                            y + k * plane * L + i * L, plane * L, nullptr, clip);
   if constexpr (G > 1)
     if (k < blocks)
       to_lanes_tail_tiles<N, G / 2, XS>(taps_at, xs, i, blocks - k, cin, w + k * cin * L,
-                                        bias + k * L, y + k * plane * L, plane);
+                                        bias + k * L, y + k * plane * L, plane, clip);
 }
 
 // The n (1 <= n <= N) pixels from pixel i, to_lanes_tail_tiles' way.
 template <int64_t N, int64_t XS, class TapsAt>
 inline void to_lanes_tail(int64_t n, const TapsAt &taps_at, int64_t xs, int64_t i,
                           int64_t blocks, int64_t cin, const float *w, const float *bias,
-                          float *y, int64_t plane) {
+                          float *y, int64_t plane, const LaneClip &clip) {
   if constexpr (N > 0) {
     if (n == N)
       return to_lanes_tail_tiles<N, lanes_tail_blocks(N), XS>(taps_at, xs, i, blocks, cin, w,
-                                                              bias, y, plane);
-    to_lanes_tail<N - 1, XS>(n, taps_at, xs, i, blocks, cin, w, bias, y, plane);
+                                                              bias, y, plane, clip);
+    to_lanes_tail<N - 1, XS>(n, taps_at, xs, i, blocks, cin, w, bias, y, plane, clip);
   }
 }
 
@@ -459,6 +463,7 @@ void conv_pointwise_to_lanes(const float *x, const float *w, const float *bias, 
                           false);
   float zero_bias[detail::kMaxLanesTailBlocks * L] = {};
   static_assert(NB <= detail::kMaxLanesTailBlocks, "zero_bias covers a tile's blocks");
+  const LaneClip clip = lane_clip_of(epi);
   run_tasks(par, split.tasks, [&](int64_t t) {
     for (int64_t u = split.units * t / split.tasks; u < split.units * (t + 1) / split.tasks;
          ++u) {
@@ -496,16 +501,20 @@ void conv_pointwise_to_lanes(const float *x, const float *w, const float *bias, 
           const float *next = ob + k + nb + nb <= e.o1 ? wb + nb * cin * L : nullptr;
           for (int64_t i = e.i0; i < i_tail; i += R)
             detail::to_lanes_tile_of<R, XS>(nb, taps_at(i), XS, cin, wb, cin * L, bb,
-                                            yo + i * L, plane * L, i == e.i0 ? next : nullptr);
+                                            yo + i * L, plane * L, i == e.i0 ? next : nullptr,
+                                            clip);
           k += nb;
         }
         if (tail)
-          detail::to_lanes_tail<R - 1, XS>(tail, taps_at, XS, i_tail, g, cin, wg, bg, yg, plane);
-        // The epilogue while these blocks' stripe is in L1.
-        for (int64_t k = 0; k < g; ++k) {
-          const int64_t at = ((e.b * blocks + ob + k) * plane + e.i0) * L;
-          epi(y + at, at, detail::opaque((e.i1 - e.i0) * L));
-        }
+          detail::to_lanes_tail<R - 1, XS>(tail, taps_at, XS, i_tail, g, cin, wg, bg, yg, plane,
+                                           clip);
+        // The epilogue while these blocks' stripe is in L1 (a Clip's was
+        // in the tiles).
+        if constexpr (!kClipsInTiles<Epi>)
+          for (int64_t k = 0; k < g; ++k) {
+            const int64_t at = ((e.b * blocks + ob + k) * plane + e.i0) * L;
+            epi(y + at, at, detail::opaque((e.i1 - e.i0) * L));
+          }
         ob += g;
       }
     }
@@ -639,6 +648,7 @@ void conv_to_lanes(const float *x, const float *w, const float *bias, float *y,
                                                    : 1;
   float zero_bias[detail::kMaxLanesTailBlocks * L] = {};
   static_assert(NB <= detail::kMaxLanesTailBlocks, "zero_bias covers a tile's blocks");
+  const LaneClip clip = lane_clip_of(epi);
   // NCHW output: the epilogue runs per channel on a band of whole output
   // rows (contiguous in the plane) of at least kLanesEpilogueStripe pixels,
   // where once per row and channel it ran on 14 pixels at a time (5.4 of 36
@@ -694,23 +704,24 @@ void conv_to_lanes(const float *x, const float *w, const float *bias, float *y,
           for (int64_t ow = 0; ow < whole_end; ow += R)
             if (sw == 2) // a stem's usual stride: constant offsets
               detail::to_lanes_tile_of<R, 2>(nb, taps_at(ow), sw, taps, wb, taps * L, bb,
-                                             yo + ow * L, ystride);
+                                             yo + ow * L, ystride, nullptr, clip);
             else
               detail::to_lanes_tile_of<R, 0>(nb, taps_at(ow), sw, taps, wb, taps * L, bb,
-                                             yo + ow * L, ystride);
+                                             yo + ow * L, ystride, nullptr, clip);
           k += nb;
         }
         const int64_t tplane = kOutLanes ? oplane : ow_n; // pixels between blocks
         if (tail && sw == 2) // constant offsets, as for the whole tiles
           detail::to_lanes_tail<R - 1, 2>(tail, taps_at, sw, whole_end, gb, taps, wg, bg, yg,
-                                          tplane);
+                                          tplane, clip);
         else if (tail)
           detail::to_lanes_tail<R - 1, 0>(tail, taps_at, sw, whole_end, gb, taps, wg, bg, yg,
-                                          tplane);
+                                          tplane, clip);
         for (int64_t k = 0; k < gb; ++k) {
           if constexpr (kOutLanes) {
             const int64_t at = ((b * blocks + ob + k) * oplane + oh * ow_n) * L;
-            epi(y + at, at, detail::opaque(ow_n * L));
+            if constexpr (!kClipsInTiles<Epi>) // (else clipped in the tiles)
+              epi(y + at, at, detail::opaque(ow_n * L));
           } else {
             const int64_t c0 = (b * p.out_channels + (ob + k) * L) * oplane + oh * ow_n;
             for (int64_t j = 0; j < L; ++j)
@@ -726,10 +737,11 @@ void conv_to_lanes(const float *x, const float *w, const float *bias, float *y,
         if (u + 1 - band_start < band_rows && u + 1 < u1 && oh + 1 < oh_n)
           continue;
         const int64_t first = band_start % oh_n, rows = u + 1 - band_start;
-        for (int64_t c = 0; c < p.out_channels; ++c) {
-          const int64_t at = (b * p.out_channels + c) * oplane + first * ow_n;
-          epi(y + at, at, detail::opaque(rows * ow_n));
-        }
+        if constexpr (!kClipsInTiles<Epi>) // (else clipped in the tiles)
+          for (int64_t c = 0; c < p.out_channels; ++c) {
+            const int64_t at = (b * p.out_channels + c) * oplane + first * ow_n;
+            epi(y + at, at, detail::opaque(rows * ow_n));
+          }
         band_start = u + 1;
       }
     }
