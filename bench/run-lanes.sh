@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Builds and runs bench/conv/lanes: the convs on conv_lanes.h's register
+# Builds and runs bench/conv/lanes: the convs on the lane kernels' register
 # tiles (MobileNetV2's pointwise convs into and out of lane layout, a stem,
-# convs by taps), one thread, GFLOP/s and fraction of the FMA peak.
+# convs by taps, depthwise convs alone and after a fused expand), one
+# thread, GFLOP/s and fraction of the FMA peak.
 #   --against REF   the same convs on the runtime at git revision REF and on
 #                   the working tree's, paired in one process: new / base.
 set -euo pipefail

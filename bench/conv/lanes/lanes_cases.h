@@ -12,6 +12,9 @@ enum class LanesKernel {
   OutOfLanes, // conv_pointwise_from_lanes: NCHW16c in, NCHW out
   StemLanes,  // conv_to_lanes<true>: a k x k conv into NCHW16c, ReLU6
   ByTaps,     // conv_to_lanes<false>: a k x k conv by taps into NCHW, ReLU6
+  Depthwise,  // conv_depthwise<true, true>: k x k, NCHW16c in and out, ReLU6
+  ExpandDepthwise, // conv_expand_depthwise<false, true>: a 1x1 cin -> cout (NCHW in)
+                   // fused into a k x k depthwise conv (NCHW16c out), ReLU6 after each
 };
 
 // A square k x k conv, stride s, padding k / 2, batch 1.
@@ -22,7 +25,8 @@ struct LanesCase {
 
 // MobileNetV2's expansions and projections; its stem; by taps: ResNet-18's
 // stem, 3x3 convs on small maps (taps over Winograd), a 5x5 as Inception-v3
-// has, a 3x3 on 14 x 14.
+// has, a 3x3 on 14 x 14; MobileNetV2's depthwise convs, alone and with the
+// expand before them fused (cout the expanded channels).
 constexpr LanesCase kLanesCases[] = {
     {LanesKernel::IntoLanes, 16, 96, 112, 1, 1},   {LanesKernel::IntoLanes, 24, 144, 56, 1, 1},
     {LanesKernel::IntoLanes, 32, 192, 28, 1, 1},   {LanesKernel::IntoLanes, 64, 384, 14, 1, 1},
@@ -36,6 +40,12 @@ constexpr LanesCase kLanesCases[] = {
     {LanesKernel::StemLanes, 3, 32, 224, 3, 2},    {LanesKernel::ByTaps, 3, 64, 224, 7, 2},
     {LanesKernel::ByTaps, 128, 128, 7, 3, 1},      {LanesKernel::ByTaps, 64, 64, 8, 3, 1},
     {LanesKernel::ByTaps, 48, 64, 35, 5, 1},       {LanesKernel::ByTaps, 256, 256, 14, 3, 1},
+    {LanesKernel::Depthwise, 32, 32, 112, 3, 1},   {LanesKernel::Depthwise, 144, 144, 56, 3, 1},
+    {LanesKernel::Depthwise, 576, 576, 14, 3, 1},  {LanesKernel::Depthwise, 960, 960, 7, 3, 1},
+    {LanesKernel::ExpandDepthwise, 16, 96, 112, 3, 2},
+    {LanesKernel::ExpandDepthwise, 24, 144, 56, 3, 1},
+    {LanesKernel::ExpandDepthwise, 24, 144, 56, 3, 2},
+    {LanesKernel::ExpandDepthwise, 32, 192, 28, 3, 1},
 };
 
 inline int64_t lanes_out_side(const LanesCase &c) {
@@ -45,6 +55,11 @@ inline int64_t lanes_out_side(const LanesCase &c) {
 // Multiply-adds of a case.
 inline double lanes_case_macs(const LanesCase &c) {
   const int64_t o = lanes_out_side(c);
+  const double depthwise = double(c.cout * c.k * c.k * o * o);
+  if (c.kernel == LanesKernel::Depthwise)
+    return depthwise;
+  if (c.kernel == LanesKernel::ExpandDepthwise)
+    return double(c.cin * c.cout * c.side * c.side) + depthwise;
   return double(c.cin * c.cout * c.k * c.k * o * o);
 }
 

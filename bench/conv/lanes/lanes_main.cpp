@@ -1,7 +1,8 @@
 // The convs on conv_lanes.h's register tiles (pixels x 16-channel blocks),
 // one thread: the pointwise convs into and out of lane layout on
-// MobileNetV2's shapes, a stem into lane layout and convs by taps into NCHW
-// (lanes_cases.h). Alone: each case's median time, GFLOP/s and fraction of
+// MobileNetV2's shapes, a stem into lane layout, convs by taps into NCHW,
+// MobileNetV2's depthwise convs alone and after their fused expands, with
+// ReLU6 where MobileNetV2 has it (lanes_cases.h). Alone: each case's median time, GFLOP/s and fraction of
 // the FMA peak measured in the same run. With LANES_PAIRED (built by
 // bench/run-lanes.sh --against REF): the same cases on the runtime at REF
 // and on the working tree's, alternating within one process, case by case
@@ -27,6 +28,10 @@ const char *kernel_name(bench::LanesKernel k) {
     return "stem";
   case bench::LanesKernel::ByTaps:
     return "taps";
+  case bench::LanesKernel::Depthwise:
+    return "depthwise";
+  case bench::LanesKernel::ExpandDepthwise:
+    return "expand + depthwise";
   }
   return "?";
 }
