@@ -18,7 +18,8 @@ Usage: compare_builds.py --old-tractc PATH [--new-tractc build/bin/tractc]
   not change).
   Models: the benchmark models (build/bench/models, from bench/run_bench.py or
   bench/export_bench_models.py) or, with --zoo, the zoo's (build/zoo/models and the inputs
-  bench/run_zoo_bench.py wrote under build/zoo/bench).
+  bench/run_zoo_bench.py wrote under build/zoo/bench; compiled with the zoo's own
+  --input-shape and --input-value pins, so models with dynamic dims compile).
   To build the old tractc: `git worktree add /tmp/old BASE && cmake -S /tmp/old -B
   /tmp/old/build -G Ninja -DMLIR_DIR=/usr/lib/llvm-19/lib/cmake/mlir && ninja -C
   /tmp/old/build tractc`.
@@ -33,6 +34,9 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(REPO, "test", "zoo"))
+import run_zoo  # noqa: E402
+import zoo_models  # noqa: E402
 
 
 def sh(argv):
@@ -44,6 +48,15 @@ def median_ms(output):
         if line.startswith("median_ms="):
             return float(line.split("=", 1)[1])
     raise RuntimeError("no median_ms in output:\n" + output)
+
+
+def tractc_argv(tractc, name, onnx, work, zoo):
+    """tractc --main into WORK; a zoo model's inputs pinned and fixed as the zoo pins them (its
+    dynamic dims: --input-shape, --input-value)."""
+    if not zoo:
+        return [tractc, onnx, "-o", os.path.join(work, "model.cpp"), "--main"]
+    model = zoo_models.BY_NAME[name]
+    return run_zoo.tractc_argv(tractc, model, onnx, run_zoo.draw_inputs(model), work)
 
 
 def main():
@@ -76,7 +89,7 @@ def main():
                                       ("new", args.new_tractc, REPO)):
             work = os.path.join(args.workdir, name, side)
             os.makedirs(os.path.join(work, "out"), exist_ok=True)
-            sh([tractc, onnx, "-o", os.path.join(work, "model.cpp"), "--main", "--cpu=" + args.cpu])
+            sh(tractc_argv(tractc, name, onnx, work, args.zoo) + ["--cpu=" + args.cpu])
             exes[side] = os.path.join(work, "model")
             sh(["g++", "-std=c++17", *args.cxxflags.split(), "-I",
                 os.path.join(runtime, "runtime", "include"), os.path.join(work, "model.cpp"), "-o",
