@@ -38,48 +38,16 @@ namespace rt {
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
 
-// v[j] = op::Clip<float>{lo, hi}(v[j]) for j < n.
-inline void clip_in_place(float *v, int64_t n, float lo, float hi) {
-  int64_t j = 0;
-#if defined(__AVX512F__)
-  const __m512 l = _mm512_set1_ps(lo), h = _mm512_set1_ps(hi);
-  for (; j + 16 <= n; j += 16)
-    _mm512_storeu_ps(v + j, _mm512_min_ps(h, _mm512_max_ps(l, _mm512_loadu_ps(v + j))));
-#elif defined(__AVX__)
-  const __m256 l = _mm256_set1_ps(lo), h = _mm256_set1_ps(hi);
-  for (; j + 8 <= n; j += 8)
-    _mm256_storeu_ps(v + j, _mm256_min_ps(h, _mm256_max_ps(l, _mm256_loadu_ps(v + j))));
-#elif defined(__SSE__)
-  const __m128 l = _mm_set1_ps(lo), h = _mm_set1_ps(hi);
-  for (; j + 4 <= n; j += 4)
-    _mm_storeu_ps(v + j, _mm_min_ps(h, _mm_max_ps(l, _mm_loadu_ps(v + j))));
-#elif defined(__aarch64__)
-  const float32x4_t l = vdupq_n_f32(lo), h = vdupq_n_f32(hi);
-  for (; j + 4 <= n; j += 4) {
-    const float32x4_t x = vld1q_f32(v + j);
-    const float32x4_t y = vbslq_f32(vcltq_f32(x, l), l, x);
-    vst1q_f32(v + j, vbslq_f32(vcltq_f32(h, y), h, y));
-  }
+#if defined(__GNUC__) &&                                                                      \
+    (defined(__AVX512F__) || defined(__AVX__) || defined(__SSE__) || defined(__aarch64__))
+#define TRACT_RT_CLIP16_VECTOR 1
 #endif
-  const op::Clip<float> clip{lo, hi};
-  for (; j < n; ++j)
-    v[j] = clip(v[j]);
-}
-
-// A kernel's epilogue that is one Clip (what the compiler emits for a conv
-// followed by ReLU6 and nothing else): called like any epilogue it is one
-// clip_in_place pass; the lane kernels (conv_lanes.h, conv_depthwise.h,
-// conv_expand_depthwise.h) recognise it and clip their register tiles before
-// the store instead (LaneClip), with no pass over the output at all.
-struct ClipEpilogue {
-  float lo, hi;
-  void operator()(float *v, int64_t, int64_t n) const { clip_in_place(v, n, lo, hi); }
-};
 
 #if defined(__GNUC__)
-// op::Clip on 16 floats in registers, clip_in_place's way per part.
+// op::Clip on 16 floats in registers (F16: the target's own vectors), one
+// max and one min (x86) or two compare-and-selects (aarch64) per part.
 inline __attribute__((always_inline)) F16 clip16(F16 x, float lo, float hi) {
-#if defined(__AVX512F__) || defined(__AVX__) || defined(__SSE__) || defined(__aarch64__)
+#if defined(TRACT_RT_CLIP16_VECTOR)
 #pragma GCC unroll 4
   for (int i = 0; i < F16::kParts; ++i) {
 #if defined(__AVX512F__)
@@ -100,12 +68,37 @@ inline __attribute__((always_inline)) F16 clip16(F16 x, float lo, float hi) {
 #else
   float f[16];
   x.store(f);
-  clip_in_place(f, 16, lo, hi);
+  const op::Clip<float> clip{lo, hi};
+  for (float &e : f)
+    e = clip(e);
   x = F16::load(f);
 #endif
   return x;
 }
 #endif
+
+// v[j] = op::Clip<float>{lo, hi}(v[j]) for j < n: 16 floats at a time with
+// clip16 where it has vectors, the rest with op::Clip.
+inline void clip_in_place(float *v, int64_t n, float lo, float hi) {
+  int64_t j = 0;
+#if defined(TRACT_RT_CLIP16_VECTOR)
+  for (; j + 16 <= n; j += 16)
+    clip16(F16::load(v + j), lo, hi).store(v + j);
+#endif
+  const op::Clip<float> clip{lo, hi};
+  for (; j < n; ++j)
+    v[j] = clip(v[j]);
+}
+
+// A kernel's epilogue that is one Clip (what the compiler emits for a conv
+// followed by ReLU6 and nothing else): called like any epilogue it is one
+// clip_in_place pass; the lane kernels (conv_lanes.h, conv_depthwise.h,
+// conv_expand_depthwise.h) recognise it and clip their register tiles before
+// the store instead (LaneClip), with no pass over the output at all.
+struct ClipEpilogue {
+  float lo, hi;
+  void operator()(float *v, int64_t, int64_t n) const { clip_in_place(v, n, lo, hi); }
+};
 
 // What a lane kernel's tiles do before their store: clip (an epilogue that
 // is a ClipEpilogue, whose pass the kernel then skips) or nothing.
@@ -128,6 +121,7 @@ template <class Epi> inline LaneClip lane_clip_of(const Epi &epi) {
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
 #endif
+#undef TRACT_RT_CLIP16_VECTOR
 
 } // namespace rt
 } // namespace tract

@@ -315,7 +315,7 @@ void conv_depthwise_rows(const float *w, const float *bias, float *y, const Conv
         // The epilogue runs on stripes of rows while they are in cache
         // (a whole plane at once when it is small; a Clip's ran in the
         // row's registers).
-        if (kClipsInTiles<Epi>)
+        if constexpr (kClipsInTiles<Epi>)
           continue;
         if ((oh + 1 - epi_row) * ow_n >= kDepthwiseEpilogueStripe || oh + 1 == oh1) {
           const int64_t count = (oh + 1 - epi_row) * ow_n;

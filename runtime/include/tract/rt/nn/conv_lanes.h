@@ -44,10 +44,10 @@ namespace rt {
 // 8 x 2 took 10 per 16 and 16 x 1 17 per 16: MobileNetV2's 96 -> 576
 // expansion at 14 x 14 in 0.93-0.95 of 8 x 2's time, its 960 -> 320
 // projection at 7 x 7 in 0.93-0.96 of 16 x 1's, on a Sapphire Rapids class
-// Xeon, bench/run-lanes.sh). A vector of 16 is
-// two registers on AVX and four on NEON: 4 pixels x 1 block there, 2
-// elsewhere. Out of lanes, a tile of one block takes 2R pixels (its
-// transpose back into the planes is one 16 x 16 block either way).
+// Xeon, bench/run-lanes.sh). A vector of 16 is two registers on AVX and four
+// on NEON: 4 pixels x 1 block there, 2 elsewhere. Out of lanes, a tile of
+// one block takes 2R pixels (its transpose back into the planes is one
+// 16 x 16 block either way).
 #if defined(__AVX512F__)
 constexpr int64_t kToLanesPixels = 8, kFromLanesPixels = 8, kLanesTileBlocks = 3;
 #elif defined(__AVX__) || defined(__aarch64__)
@@ -379,6 +379,13 @@ static_assert(lanes_group_blocks(1) <= kMaxLanesTailBlocks &&
                   lanes_group_blocks(5) <= kMaxLanesTailBlocks,
               "a group's bias and scratch");
 
+// The next group's blocks when `left` remain: lanes_group_blocks(tail), or
+// without a tail one tile's (lanes_tile_blocks).
+constexpr int64_t lanes_next_group(int64_t tail, int64_t left) {
+  const int64_t group = lanes_group_blocks(tail);
+  return tail ? (left < group ? left : group) : lanes_tile_blocks(left);
+}
+
 // to_lanes tiles of N pixels from pixel i over `blocks` blocks (w, bias, y
 // at the first): G blocks a tile, then G / 2, ... 1. Pixels xs floats
 // apart in the taps (XS: xs when known at compile time, else 0).
@@ -484,10 +491,8 @@ void conv_pointwise_to_lanes(const float *x, const float *w, const float *bias, 
       // Whole tiles block by block; the pixels past them (a 7 x 7 map's
       // last) for a group of blocks at once (detail::lanes_tail_blocks).
       const int64_t tail = (e.i1 - e.i0) % R, i_tail = e.i1 - tail;
-      const int64_t group = detail::lanes_group_blocks(tail);
       for (int64_t ob = e.o0; ob < e.o1;) {
-        const int64_t left = e.o1 - ob;
-        const int64_t g = tail ? (left < group ? left : group) : lanes_tile_blocks(left);
+        const int64_t g = detail::lanes_next_group(tail, e.o1 - ob);
         const float *wg = w + ob * cin * L;
         const float *bg = bias ? bias + ob * L : zero_bias;
         float *yg = yb + ob * plane * L;
@@ -690,10 +695,8 @@ void conv_to_lanes(const float *x, const float *w, const float *bias, float *y,
       // once (detail::lanes_tail_blocks: SqueezeNet 1.0's 7x7 stem at
       // 64 x 64 has rows of 29 = 3 x 8 + 5 pixels, a KWS row of 10 is 8 + 2).
       const int64_t tail = ow_n % R, whole_end = ow_n - tail;
-      const int64_t group = detail::lanes_group_blocks(tail);
       for (int64_t ob = 0; ob < blocks;) {
-        const int64_t left = blocks - ob;
-        const int64_t gb = tail ? (left < group ? left : group) : lanes_tile_blocks(left);
+        const int64_t gb = detail::lanes_next_group(tail, blocks - ob);
         const float *wg = w + ob * taps * L;
         const float *bg = bias ? bias + ob * L : zero_bias;
         float *yg = kOutLanes ? yb + ob * oplane * L : row_tile;
