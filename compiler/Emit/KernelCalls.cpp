@@ -448,6 +448,20 @@ FailureOr<ElementCode> elementCode(llvm::iterator_range<Block::iterator> ops, Va
       ++code.ops;
       continue;
     }
+    // A ReLU that is the whole run (a conv then ReLU): op::Relu, x < 0 ? 0
+    // : x, is op::Clip{0, +inf} bit for bit (the upper select never fires,
+    // NaN and -0 pass through both), so it takes the same path and the
+    // lane kernels apply it in their tiles. After other ops it stays in the
+    // loop: GCC vectorises its one select well, and a pass of its own
+    // would cost more than it does there.
+    if (auto r = dyn_cast<ReluOp>(op); r && clipAfter && acc && r.getOutput() == last &&
+                                       r.getInput() == acc && element.isF32()) {
+      code.clip = {cppLiteral(0.0, element),
+                   cppLiteral(std::numeric_limits<double>::infinity(), element)};
+      names[r.getOutput()] = "acc";
+      ++code.ops;
+      continue;
+    }
     std::string expr;
     if (const char *f = unaryFunctor(&op))
       expr = fmt::format("tract::rt::op::{}{{}}({})", f, nameOf(op.getOperand(0)));

@@ -1,7 +1,8 @@
 // clip_in_place against op::Clip, bit for bit: NaNs of either sign, signed
 // zeros, infinities, the bounds themselves and their neighbours, over runs
 // of every length up to 3 vectors and more (the vector loop and its scalar
-// tail). Built for each x86 instruction set this machine runs (SSE, AVX2,
+// tail); and from 0 to +inf against op::Relu (the compiler emits a lone
+// ReLU epilogue that way). Built for each x86 instruction set this machine runs (SSE, AVX2,
 // AVX-512: one vector path each).
 #include "tract/rt/elementwise/clip_in_place.h"
 
@@ -42,6 +43,28 @@ TEST(ClipInPlace, MatchesClipBitForBit) {
         ASSERT_EQ(bits(got[size_t(j)]), bits(clip(v[size_t(j)])))
             << "x " << v[size_t(j)] << " in [" << lo << ", " << hi << "], n " << n << ", j " << j;
     }
+  }
+}
+
+// The compiler emits a conv's lone ReLU as ClipEpilogue{0, +inf}: the same
+// function as op::Relu, subnormals, signed zeros, NaNs and infinities
+// included.
+TEST(ClipInPlace, FromZeroToInfinityIsRelu) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float tiny = std::numeric_limits<float>::denorm_min();
+  const std::vector<float> special = {std::nanf(""), -std::nanf(""), 0.0f, -0.0f, inf, -inf,
+                                      tiny, -tiny, std::numeric_limits<float>::max(),
+                                      std::numeric_limits<float>::lowest(), 1.0f, -1.0f};
+  for (int n = 0; n <= 53; ++n) {
+    std::vector<float> v(static_cast<size_t>(n));
+    for (int j = 0; j < n; ++j)
+      v[size_t(j)] = j % 2 == 0 ? special[size_t(j / 2) % special.size()]
+                                : float(j * 7 % 23) * 0.75f - 8.0f;
+    std::vector<float> got = v;
+    tract::rt::clip_in_place(got.data(), n, 0.0f, inf);
+    for (int j = 0; j < n; ++j)
+      ASSERT_EQ(bits(got[size_t(j)]), bits(tract::rt::op::Relu{}(v[size_t(j)])))
+          << "x " << v[size_t(j)] << ", n " << n << ", j " << j;
   }
 }
 
