@@ -1435,6 +1435,20 @@ TEST(ConvLanes, ClipEpilogueInTilesMatchesItsPass) {
       rt::conv_pointwise_to_lanes(x.data(), pw.data(), b.data(), c.data(), p, pass, par);
       same_bits(a, c, "pointwise into lanes");
     }
+    for (int64_t cout : {40, 112}) { // out of lanes: 48 -> 40 (a partial block), 48 -> 112 (7
+                                     // blocks) on 9 x 11 (tiles, a lone block's, a tail)
+      const rt::ConvParams p = params({2, 1, 48, cout, 1, {9, 11}, {1, 1}, {1, 1}, {1, 1}, {0, 0}});
+      const std::vector<float> x = input(48 * 99, 12), w = input(size_t(cout) * 48, 13),
+                               b = input(size_t(cout), 14);
+      std::vector<float> pw(size_t(rt::lane_weight_floats(cout, 48)));
+      rt::pack_lane_weights(w.data(), cout, 48, pw.data());
+      std::vector<float> a(size_t(cout) * 99), c(size_t(cout) * 99);
+      rt::conv_pointwise_from_lanes(x.data(), pw.data(), b.data(), a.data(), p, clip,
+                                    scratch.data(), par);
+      rt::conv_pointwise_from_lanes(x.data(), pw.data(), b.data(), c.data(), p, pass,
+                                    scratch.data(), par);
+      same_bits(a, c, "pointwise out of lanes");
+    }
     for (bool out_lanes : {true, false}) { // a stem by taps, 3 -> 48, rows of 9
       const rt::ConvParams p = params({2, 1, 3, 48, 1, {15, 17}, {3, 3}, {2, 2}, {1, 1}, {1, 1}});
       const std::vector<float> x = input(3 * 255, 4), w = input(48 * 27, 5), b = input(48, 6);

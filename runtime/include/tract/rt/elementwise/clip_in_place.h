@@ -91,7 +91,8 @@ inline void clip_in_place(float *v, int64_t n, float lo, float hi) {
 }
 
 // A kernel's epilogue that is one Clip (what the compiler emits for a conv
-// followed by ReLU6 and nothing else): called like any epilogue it is one
+// followed by ReLU6 and nothing else, and for a conv followed by ReLU as
+// {0, +inf}: op::Relu bit for bit): called like any epilogue it is one
 // clip_in_place pass; the lane kernels (conv_lanes.h, conv_depthwise.h,
 // conv_expand_depthwise.h) recognise it and clip their register tiles before
 // the store instead (LaneClip), with no pass over the output at all.

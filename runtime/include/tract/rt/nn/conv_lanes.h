@@ -246,7 +246,7 @@ inline void to_lanes_tile(Src src, int64_t xs_rt, int64_t taps, const float *w,
 template <int64_t R, int64_t G = 1>
 inline void from_lanes_tile(const float *x, int64_t xstride, int64_t cblocks, const float *w,
                             int64_t wstride, const float *bias, float *tile,
-                            const float *prefetch = nullptr) {
+                            const float *prefetch = nullptr, const LaneClip &clip = LaneClip{}) {
   F16 acc[G][R];
 #pragma GCC unroll 8
   for (int64_t g = 0; g < G; ++g) {
@@ -276,7 +276,7 @@ inline void from_lanes_tile(const float *x, int64_t xstride, int64_t cblocks, co
   for (int64_t g = 0; g < G; ++g)
 #pragma GCC unroll 16
     for (int64_t r = 0; r < R; ++r)
-      acc[g][r].store(tile + (g * R + r) * lanes::kLanes);
+      clip(acc[g][r]).store(tile + (g * R + r) * lanes::kLanes);
 }
 #else
 template <int64_t R, int64_t NB, int64_t XS = 0, class Src>
@@ -298,7 +298,7 @@ inline void to_lanes_tile(Src src, int64_t xs, int64_t taps, const float *w,
 template <int64_t R, int64_t G = 1>
 inline void from_lanes_tile(const float *x, int64_t xstride, int64_t cblocks, const float *w,
                             int64_t wstride, const float *bias, float *tile,
-                            const float * = nullptr) {
+                            const float * = nullptr, const LaneClip &clip = LaneClip{}) {
   for (int64_t g = 0; g < G; ++g)
     for (int64_t r = 0; r < R; ++r)
       for (int64_t j = 0; j < lanes::kLanes; ++j) {
@@ -306,7 +306,8 @@ inline void from_lanes_tile(const float *x, int64_t xstride, int64_t cblocks, co
         for (int64_t c = 0; c < cblocks * lanes::kLanes; ++c)
           acc += x[(c / lanes::kLanes) * xstride + r * lanes::kLanes + c % lanes::kLanes] *
                  w[g * wstride + c * lanes::kLanes + j];
-        tile[(g * R + r) * lanes::kLanes + j] = acc;
+        tile[(g * R + r) * lanes::kLanes + j] =
+            clip.on ? op::Clip<float>{clip.lo, clip.hi}(acc) : acc;
       }
 }
 #endif
@@ -331,14 +332,14 @@ inline void to_lanes_tile_of(int64_t nb, Src src, int64_t xs, int64_t taps, cons
 template <int64_t R>
 inline void from_lanes_tile_of(int64_t nb, const float *x, int64_t xstride, int64_t cblocks,
                                const float *w, int64_t wstride, const float *bias, float *tile,
-                               const float *prefetch = nullptr) {
+                               const float *prefetch, const LaneClip &clip) {
   if constexpr (kLanesTileBlocks >= 3)
     if (nb == 3)
-      return from_lanes_tile<R, 3>(x, xstride, cblocks, w, wstride, bias, tile, prefetch);
+      return from_lanes_tile<R, 3>(x, xstride, cblocks, w, wstride, bias, tile, prefetch, clip);
   if constexpr (kLanesTileBlocks >= 2)
     if (nb == 2)
-      return from_lanes_tile<R, 2>(x, xstride, cblocks, w, wstride, bias, tile, prefetch);
-  from_lanes_tile<R, 1>(x, xstride, cblocks, w, wstride, bias, tile, prefetch);
+      return from_lanes_tile<R, 2>(x, xstride, cblocks, w, wstride, bias, tile, prefetch, clip);
+  from_lanes_tile<R, 1>(x, xstride, cblocks, w, wstride, bias, tile, prefetch, clip);
 }
 
 // A pixel of one block is a chain of FMAs, each waiting for the one before
@@ -425,29 +426,30 @@ template <int64_t N, int64_t G, class Done>
 inline void from_lanes_tail_tiles(const float *x, int64_t xstride, int64_t cblocks,
                                   int64_t blocks, const float *w, int64_t wstride,
                                   const float *bias, float *tile, const Done &done,
-                                  int64_t k = 0) {
+                                  const LaneClip &clip, int64_t k = 0) {
   constexpr int64_t L = lanes::kLanes;
   for (; k + G <= blocks; k += G) {
-    from_lanes_tile<N, G>(x, xstride, cblocks, w + k * wstride, wstride, bias + k * L, tile);
+    from_lanes_tile<N, G>(x, xstride, cblocks, w + k * wstride, wstride, bias + k * L, tile,
+                          nullptr, clip);
     for (int64_t g = 0; g < G; ++g)
       done(k + g, tile + g * N * L);
   }
   if constexpr (G > 1)
     if (k < blocks)
       from_lanes_tail_tiles<N, G / 2>(x, xstride, cblocks, blocks, w, wstride, bias, tile, done,
-                                      k);
+                                      clip, k);
 }
 
 // The n (1 <= n <= N) pixels from pixel i, from_lanes_tail_tiles' way.
 template <int64_t N, class Done>
 inline void from_lanes_tail(int64_t n, const float *x, int64_t xstride, int64_t cblocks,
                             int64_t blocks, const float *w, int64_t wstride, const float *bias,
-                            float *tile, const Done &done) {
+                            float *tile, const Done &done, const LaneClip &clip) {
   if constexpr (N > 0) {
     if (n == N)
       return from_lanes_tail_tiles<N, lanes_tail_blocks(N)>(x, xstride, cblocks, blocks, w,
-                                                            wstride, bias, tile, done);
-    from_lanes_tail<N - 1>(n, x, xstride, cblocks, blocks, w, wstride, bias, tile, done);
+                                                            wstride, bias, tile, done, clip);
+    from_lanes_tail<N - 1>(n, x, xstride, cblocks, blocks, w, wstride, bias, tile, done, clip);
   }
 }
 
@@ -772,6 +774,7 @@ void conv_pointwise_from_lanes(const float *x, const float *w, const float *bias
                     3 * detail::lanes_tail_blocks(3) <= kMaxFromLanesTilePixels &&
                     4 * detail::lanes_tail_blocks(4) <= kMaxFromLanesTilePixels,
                 "a tile (whole or of the tail) fits from_lanes_scratch_floats");
+  const LaneClip clip = lane_clip_of(epi);
   run_tasks(par, split.tasks, [&](int64_t t) {
     float *tile = par.scratch_of(t, scratch);
     float bias_blocks[detail::kMaxLanesTailBlocks * L];
@@ -813,13 +816,13 @@ void conv_pointwise_from_lanes(const float *x, const float *w, const float *bias
             const float *pf = i == e.i0 ? next : nullptr;
             if (nb == 1 && i + 2 * R <= i_tail) {
               detail::from_lanes_tile<2 * R>(xb + i * L, plane * L, cblocks, wb, 0, bias_blocks,
-                                             tile, pf);
+                                             tile, pf, clip);
               lanes::scatter(tile, 2 * R, rows[0], i);
               i += 2 * R;
               continue;
             }
             detail::from_lanes_tile_of<R>(nb, xb + i * L, plane * L, cblocks, wb, cin * L,
-                                          bias_blocks, tile, pf);
+                                          bias_blocks, tile, pf, clip);
             for (int64_t k = 0; k < nb; ++k)
               lanes::scatter(tile + k * R * L, R, rows[k], i);
             i += R;
@@ -837,14 +840,17 @@ void conv_pointwise_from_lanes(const float *x, const float *w, const float *bias
                                      [&](int64_t k, const float *pixels) {
                                        block_rows(o + k, rows[0]);
                                        lanes::scatter(pixels, n, rows[0], i);
-                                     });
+                                     },
+                                     clip);
           i += n;
         }
       }
-      const int64_t o1 = e.o1 * L < p.out_channels ? e.o1 * L : p.out_channels;
-      for (int64_t o = e.o0 * L; o < o1; ++o) {
-        const int64_t at = (e.b * p.out_channels + o) * plane + e.i0;
-        epi(y + at, at, detail::opaque(e.i1 - e.i0));
+      if constexpr (!kClipsInTiles<Epi>) { // (else clipped in the tiles)
+        const int64_t o1 = e.o1 * L < p.out_channels ? e.o1 * L : p.out_channels;
+        for (int64_t o = e.o0 * L; o < o1; ++o) {
+          const int64_t at = (e.b * p.out_channels + o) * plane + e.i0;
+          epi(y + at, at, detail::opaque(e.i1 - e.i0));
+        }
       }
     }
   });
