@@ -1395,7 +1395,8 @@ TEST(Parallel, KernelsSplitOverTasksMatchSerial) {
 // store (clip_in_place.h's LaneClip), with no pass over the output: the
 // outputs are the same bits as with the same clip as a pass (an epilogue
 // lambda calling clip_in_place), NaNs and values past both bounds included,
-// on whole tiles and tails, into lanes and NCHW, 1 and 2 threads.
+// on whole tiles and tails, into lanes and NCHW, 1 and 2 threads; and the
+// GEMM, which calls it as a pass on each row of a tile.
 TEST(ConvLanes, ClipEpilogueInTilesMatchesItsPass) {
   const rt::ClipEpilogue clip{0.0f, 6.0f};
   const auto pass = [](float *v, int64_t, int64_t n) { rt::clip_in_place(v, n, 0.0f, 6.0f); };
@@ -1448,6 +1449,20 @@ TEST(ConvLanes, ClipEpilogueInTilesMatchesItsPass) {
       rt::conv_pointwise_from_lanes(x.data(), pw.data(), b.data(), c.data(), p, pass,
                                     scratch.data(), par);
       same_bits(a, c, "pointwise out of lanes");
+    }
+    { // the GEMM: 37 x 45 x 24, whole and partial tiles, with a row bias
+      const int64_t m = 37, n = 45, k = 24;
+      const std::vector<float> av = input(size_t(m * k), 15), bv = input(size_t(k * n), 16),
+                               bias = input(size_t(m), 17);
+      std::vector<float> pa(size_t(gm::packed_a_floats(m, k)));
+      gm::pack_a(av.data(), k, 1, m, k, pa.data());
+      std::vector<float> gs(size_t(gm::scratch_floats(m, n, k, true, true)));
+      std::vector<float> a(size_t(m * n)), c(size_t(m * n));
+      gm::gemm(m, n, k, gm::PackedA{pa.data(), k}, gm::StridedB{bv.data(), n, 1}, a.data(), n, 0,
+               bias.data(), clip, gs.data());
+      gm::gemm(m, n, k, gm::PackedA{pa.data(), k}, gm::StridedB{bv.data(), n, 1}, c.data(), n, 0,
+               bias.data(), pass, gs.data());
+      same_bits(a, c, "gemm");
     }
     for (bool out_lanes : {true, false}) { // a stem by taps, 3 -> 48, rows of 9
       const rt::ConvParams p = params({2, 1, 3, 48, 1, {15, 17}, {3, 3}, {2, 2}, {1, 1}, {1, 1}});
