@@ -15,6 +15,8 @@ enum class LanesKernel {
   Depthwise,  // conv_depthwise<true, true>: k x k, NCHW16c in and out, ReLU6
   ExpandDepthwise, // conv_expand_depthwise<false, true>: a 1x1 cin -> cout (NCHW in)
                    // fused into a k x k depthwise conv (NCHW16c out), ReLU6 after each
+  Winograd4,       // winograd::conv_winograd<4>: a 3x3 stride-1 conv, NCHW in and out,
+                   // ReLU6 (its input transform moves tiles into lanes)
 };
 
 // A square k x k conv, stride s, padding k / 2, batch 1.
@@ -26,7 +28,8 @@ struct LanesCase {
 // MobileNetV2's expansions and projections; its stem; by taps: ResNet-18's
 // stem, 3x3 convs on small maps (taps over Winograd), a 5x5 as Inception-v3
 // has, a 3x3 on 14 x 14; MobileNetV2's depthwise convs, alone and with the
-// expand before them fused (cout the expanded channels).
+// expand before them fused (cout the expanded channels); 3x3 convs on
+// Winograd F(4x4): SqueezeNet 1.1's expands, ResNet-18's stages.
 constexpr LanesCase kLanesCases[] = {
     {LanesKernel::IntoLanes, 16, 96, 112, 1, 1},   {LanesKernel::IntoLanes, 24, 144, 56, 1, 1},
     {LanesKernel::IntoLanes, 32, 192, 28, 1, 1},   {LanesKernel::IntoLanes, 64, 384, 14, 1, 1},
@@ -46,6 +49,10 @@ constexpr LanesCase kLanesCases[] = {
     {LanesKernel::ExpandDepthwise, 24, 144, 56, 3, 1},
     {LanesKernel::ExpandDepthwise, 24, 144, 56, 3, 2},
     {LanesKernel::ExpandDepthwise, 32, 192, 28, 3, 1},
+    {LanesKernel::Winograd4, 16, 64, 55, 3, 1},    {LanesKernel::Winograd4, 32, 128, 27, 3, 1},
+    {LanesKernel::Winograd4, 48, 192, 13, 3, 1},   {LanesKernel::Winograd4, 64, 256, 13, 3, 1},
+    {LanesKernel::Winograd4, 64, 64, 56, 3, 1},    {LanesKernel::Winograd4, 128, 128, 28, 3, 1},
+    {LanesKernel::Winograd4, 256, 256, 14, 3, 1},
 };
 
 inline int64_t lanes_out_side(const LanesCase &c) {

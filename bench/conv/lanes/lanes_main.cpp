@@ -2,7 +2,8 @@
 // one thread: the pointwise convs into and out of lane layout on
 // MobileNetV2's shapes, a stem into lane layout, convs by taps into NCHW,
 // MobileNetV2's depthwise convs alone and after their fused expands, with
-// ReLU6 where MobileNetV2 has it (lanes_cases.h). Alone: each case's median time, GFLOP/s and fraction of
+// ReLU6 where MobileNetV2 has it, 3x3 convs on Winograd F(4x4)
+// (lanes_cases.h); `--only TEXT`: the cases whose kernel's name holds TEXT. Alone: each case's median time, GFLOP/s and fraction of
 // the FMA peak measured in the same run. With LANES_PAIRED (built by
 // bench/run-lanes.sh --against REF): the same cases on the runtime at REF
 // and on the working tree's, alternating within one process, case by case
@@ -14,6 +15,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <vector>
 
 namespace {
@@ -32,6 +34,8 @@ const char *kernel_name(bench::LanesKernel k) {
     return "depthwise";
   case bench::LanesKernel::ExpandDepthwise:
     return "expand + depthwise";
+  case bench::LanesKernel::Winograd4:
+    return "winograd F(4x4)";
   }
   return "?";
 }
@@ -44,7 +48,11 @@ void print_case(const bench::LanesCase &c) {
 
 } // namespace
 
-int main() {
+int main(int argc, char **argv) {
+  const char *only = argc > 2 && !std::strcmp(argv[1], "--only") ? argv[2] : nullptr;
+  auto skip = [&](const bench::LanesCase &c) {
+    return only && !std::strstr(kernel_name(c.kernel), only);
+  };
   bench::print_cpu();
   const bench::FmaPeak peak = bench::measure_fma_peak();
   bench::print_fma_peak(peak);
@@ -52,6 +60,8 @@ int main() {
   std::printf("\none thread; new / base: median of 9 paired medians (quartiles)\n\n"
               "| conv | base us | new us | new / base |\n|---|---|---|---|\n");
   for (const bench::LanesCase &c : bench::kLanesCases) {
+    if (skip(c))
+      continue;
     std::vector<double> ratios, base, fresh;
     for (int i = 0; i < 9; ++i) {
       base.push_back(lanes_time_base(c, 41));
@@ -68,6 +78,8 @@ int main() {
 #else
   std::printf("\none thread\n\n| conv | us | GFLOP/s | of peak |\n|---|---|---|---|\n");
   for (const bench::LanesCase &c : bench::kLanesCases) {
+    if (skip(c))
+      continue;
     const double us = lanes_time_new(c, 301);
     const double gflops = 2.0 * bench::lanes_case_macs(c) / us * 1e-3;
     print_case(c);

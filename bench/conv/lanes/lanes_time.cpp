@@ -10,6 +10,7 @@
 #include "tract/rt/nn/conv_depthwise.h"
 #include "tract/rt/nn/conv_expand_depthwise.h"
 #include "tract/rt/nn/conv_lanes.h"
+#include "tract/rt/nn/conv_winograd.h"
 
 #include "bench/conv/lanes/lanes_cases.h"
 #include "bench/median_time.h"
@@ -90,12 +91,32 @@ double expand_depthwise_us(const bench::LanesCase &c, int runs) {
       runs);
 }
 
+// A 3x3 conv on Winograd F(4x4), its weights transformed as the compiler
+// does.
+double winograd4_us(const bench::LanesCase &c, int runs) {
+  const ConvParams p = params_of(c);
+  const std::vector<float> w = filled(c.cout * c.cin * 9, 1), bias = filled(c.cout, 2),
+                           x = filled(c.cin * c.side * c.side, 3);
+  std::vector<float> u(static_cast<size_t>(winograd::transformed_weight_floats<4>(p)));
+  winograd::transform_weights<4>(w.data(), p, u.data());
+  std::vector<float> y(static_cast<size_t>(c.cout * p.out_size[0] * p.out_size[1]));
+  std::vector<float> scratch(static_cast<size_t>(winograd::scratch_floats<4>(p)));
+  return bench::median_us(
+      [&] {
+        winograd::conv_winograd<4>(x.data(), u.data(), bias.data(), y.data(), p, relu6,
+                                   scratch.data());
+      },
+      runs);
+}
+
 } // namespace
 
 double LANES_TIME_FN(const bench::LanesCase &c, int runs) {
   using bench::LanesKernel;
   if (c.kernel == LanesKernel::ExpandDepthwise)
     return expand_depthwise_us(c, runs);
+  if (c.kernel == LanesKernel::Winograd4)
+    return winograd4_us(c, runs);
   const ConvParams p = params_of(c);
   const int64_t taps = p.in_channels / p.groups * c.k * c.k;
   const int64_t out_plane = p.out_size[0] * p.out_size[1];
@@ -129,6 +150,7 @@ double LANES_TIME_FN(const bench::LanesCase &c, int runs) {
           return conv_depthwise<true, true>(x.data(), w.data(), bias.data(), y.data(), p, relu6,
                                             scratch.data());
         case LanesKernel::ExpandDepthwise:
+        case LanesKernel::Winograd4:
           return;
         }
       },

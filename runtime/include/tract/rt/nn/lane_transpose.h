@@ -130,15 +130,13 @@ inline void store4_if(bool on, float *p, __m128 v) {
   _mm_mask_storeu_ps(p, static_cast<__mmask8>(-static_cast<int>(on) & 0xf), v);
 }
 
-// Lane c of `live` set: dst[j * 16 + c] = base[at[c] + j] for j < 4, else
-// zeros (a dead lane's address is formed but never read: any at[c] will do).
-// Row c goes to quarter c / 4 of register c % 4, then one quarter
-// transpose: 8 shuffles where the 16 x 16 transpose takes 48.
-inline void gather4(const float *base, const int64_t *at, uint32_t live, float *dst) {
+// dst[j * 16 + c] = element j of row(c) (four floats in a __m128), for
+// the 16 lanes c. Row c goes to quarter c / 4 of register c % 4, then one
+// quarter transpose: 8 shuffles where the 16 x 16 transpose takes 48.
+template <class Row> inline void gather4_rows(const Row &row, float *dst) {
   __m512 r[4];
 #pragma GCC unroll 4
   for (int k = 0; k < 4; ++k) {
-    const auto row = [&](int c) { return load4_if(live >> c & 1u, base + at[c]); };
     r[k] = _mm512_castps128_ps512(row(k));
     r[k] = _mm512_insertf32x4(r[k], row(4 + k), 1);
     r[k] = _mm512_insertf32x4(r[k], row(8 + k), 2);
@@ -148,6 +146,31 @@ inline void gather4(const float *base, const int64_t *at, uint32_t live, float *
 #pragma GCC unroll 4
   for (int j = 0; j < 4; ++j)
     _mm512_storeu_ps(dst + j * 16, r[j]);
+}
+
+// Lane c of `live` set: dst[j * 16 + c] = base[at[c] + j] for j < 4, else
+// zeros (a dead lane's address is formed but never read: any at[c] will do).
+inline void gather4(const float *base, const int64_t *at, uint32_t live, float *dst) {
+  gather4_rows([&](int c) { return load4_if(live >> c & 1u, base + at[c]); }, dst);
+}
+
+// A tile row at the image's borders: lane c's four floats from base +
+// at[c], those of `cols[c]`'s set bits (bit j: element j is in the image)
+// read, zeros at the clear ones. at[c] may point before or past the image
+// by as many floats as the clear bits (a tile's column -1 at the left
+// border): masked-off elements are never read (AVX-512 masked loads do not
+// fault on them). cols[c] = 0xf is gather4's load, 0 reads nothing.
+inline void gather4_masked(const float *base, const int64_t *at, const uint8_t *cols,
+                           float *dst) {
+  // (The address through an integer: at[c] may leave the array.)
+  const auto from = reinterpret_cast<uintptr_t>(base);
+  gather4_rows(
+      [&](int c) {
+        return _mm_maskz_loadu_ps(static_cast<__mmask8>(cols[c]),
+                                  reinterpret_cast<const float *>(
+                                      from + static_cast<uintptr_t>(at[c] * 4)));
+      },
+      dst);
 }
 
 // Lane c of `live` set: base[at[c] + j] = src[j * 16 + c] for j < 4.
@@ -249,7 +272,23 @@ inline void scatter(const float *src, int64_t n, float *const *rows, int64_t at)
 
 #endif
 
-#if !defined(TRACT_RT_LANES_AVX512_QUARTERS)
+#if defined(TRACT_RT_LANES_AVX512_QUARTERS)
+// Whether gather4_masked is the vector version (a masked load per lane);
+// elsewhere it is element by element, no faster than a caller's own loop.
+constexpr bool kVectorGather4Masked = true;
+#else
+constexpr bool kVectorGather4Masked = false;
+inline void gather4_masked(const float *base, const int64_t *at, const uint8_t *cols,
+                           float *dst) {
+  const auto from = reinterpret_cast<uintptr_t>(base);
+  for (int c = 0; c < 16; ++c)
+    for (int j = 0; j < 4; ++j)
+      dst[j * 16 + c] =
+          cols[c] >> j & 1u
+              ? *reinterpret_cast<const float *>(from + static_cast<uintptr_t>((at[c] + j) * 4))
+              : 0.0f;
+}
+
 // Four floats per row (AVX-512VL has its own, cheaper, versions above).
 inline void gather4(const float *base, const int64_t *at, uint32_t live, float *dst) {
   const float *rows[16];
