@@ -22,6 +22,7 @@
 #pragma once
 
 #include "tract/rt/common.h"
+#include "tract/rt/elementwise/clip_in_place.h"
 #include "tract/rt/linalg/gemm_microkernels.h"
 #include "tract/rt/parallel.h"
 
@@ -304,6 +305,24 @@ inline void finish_tile(float *tile, int64_t rows, int64_t cols_rt, float *c,
   }
 }
 
+// Epilogues the pair kernels apply in registers (nothing, or a clip: a
+// conv's ReLU or ReLU6): whole tiles of one K block are then stored to C by
+// the micro-kernels themselves, bias added (TileStore).
+template <class Epi>
+constexpr bool kStoresDirect =
+    kHasPairKernel && (std::is_same<Epi, NoEpilogue>::value || kClipsInTiles<Epi>);
+template <class Epi> TileStore direct_store(int64_t ldc, const float *bias, const Epi &epi) {
+  TileStore st;
+  st.ldt = ldc;
+  st.bias = bias;
+  if constexpr (kClipsInTiles<Epi>) {
+    st.clip = true;
+    st.lo = epi.lo;
+    st.hi = epi.hi;
+  }
+  return st;
+}
+
 // Row panels up to this many per A block take the B panel loop outside.
 constexpr int64_t kFewRowPanels = 4;
 
@@ -337,6 +356,11 @@ void gemm(int64_t m, int64_t n, int64_t k, const ASrc &a, const BSrc &b,
     for (int64_t kc = 0; kc < k || kc == 0; kc += kcb) {
       const int64_t kb = min64(kcb, k - kc);
       const bool first = kc == 0, last = kc + kb >= k;
+      // One K block and nothing to add to the sums: the pair kernels store
+      // their accumulators straight into C (no round trip through a tile
+      // buffer, which with a short K cost about as much as the FMAs:
+      // Winograd's products, 1x1 convs of few channels).
+      const bool direct = kStoresDirect<Epi> && first && last;
       const Panels bp = b.block(jc, nb, kc, kb, b_scratch);
       for (int64_t ic = 0; ic < m; ic += MC) {
         const int64_t mb = min64(MC, m - ic);
@@ -400,6 +424,14 @@ void gemm(int64_t m, int64_t n, int64_t k, const ASrc &a, const BSrc &b,
           }
           alignas(64) float tile1[MR * NR];
           const int64_t row0 = ic + ir, col0 = jc + jr;
+          if (direct) {
+            float *to = c + row0 * ldc + col0;
+            micro_kernel_pair(kb, ap.base + (ir / MR) * ap.stride,
+                              bp.base + (jr / NR) * bp.stride, bp.stride, to, to + NR,
+                              bp.row_stride,
+                              direct_store(ldc, row_bias ? row_bias + row0 : nullptr, epi));
+            return;
+          }
           if (!first)
             for (int64_t r = 0; r < MR; ++r)
               __builtin_prefetch(c + (row0 + r) * ldc + col0);
@@ -425,6 +457,19 @@ void gemm(int64_t m, int64_t n, int64_t k, const ASrc &a, const BSrc &b,
                                   : nullptr;
           for (int64_t half = 0; half < 2; ++half) {
             const int64_t row0 = ic + ir + half * kTallRows, col0 = jc + jr;
+            if (direct) {
+              float *to = c + row0 * ldc + col0;
+              const TileStore st =
+                  direct_store(ldc, row_bias ? row_bias + row0 : nullptr, epi);
+              if (half == 0)
+                micro_kernel_tall_pair<0>(kb, a0, a0 + ap.stride, b0, bp.stride, to, to + NR,
+                                          bp.row_stride, next, ap.stride, st);
+              else
+                micro_kernel_tall_pair<kTallRows - MR>(kb, a0 + ap.stride, a0 + 2 * ap.stride,
+                                                       b0, bp.stride, to, to + NR,
+                                                       bp.row_stride, nullptr, 0, st);
+              continue;
+            }
             if (!first)
               for (int64_t r = 0; r < kTallRows; ++r) {
                 __builtin_prefetch(c + (row0 + r) * ldc + col0);

@@ -5,7 +5,9 @@
 // floats, b[p*ldb + j] = B(p, j): ldb = NR packed, or B's own row stride when
 // it is read in place) and writes it to `tile` (row-major, 16 floats per
 // row). The driver (gemm.h) adds the previous K blocks, the bias and the
-// fused epilogue on that tile while it is in L1, then stores it to C.
+// fused epilogue on that tile while it is in L1, then stores it to C; or,
+// with one K block and an epilogue that is nothing or a clip, the AVX-512
+// pair kernels add the bias, clip and store to C themselves (TileStore).
 //
 // Why one tile shape for all targets: the weights are packed into these
 // panels at compile time, so the packed bytes must not depend on the ISA the
@@ -45,8 +47,46 @@ constexpr int64_t NR = 16;
 // and 10.5-11.2 8 KB ahead (ResNeXt-50's 1x1 convs on its 2 x 2 map).
 constexpr int64_t kStreamAhead = 2048;
 
+// How a pair kernel stores its accumulators: rows `ldt` floats apart (NR: a
+// tile buffer; C's row stride: straight into C), each plus bias[row] (or
+// not: null), then clipped to [lo, hi] (ClipEpilogue's max then min, bit for
+// bit) when `clip`. The sums are those of the tile buffer's path.
+struct TileStore {
+  int64_t ldt = NR;
+  const float *bias = nullptr;
+  bool clip = false;
+  float lo = 0.0f, hi = 0.0f;
+};
+
 #if defined(__AVX512F__)
 constexpr const char *kMicroKernelIsa = "avx512";
+
+// GCC 12's avx512fintrin.h starts max and min from _mm512_undefined_ps(),
+// which -Wmaybe-uninitialized flags once inlined (as in clip_in_place.h).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+// Row i of a pair kernel's accumulators, through `st`, to `to0` / `to1`.
+inline void store_tile_row(const TileStore &st, int i, __m512 v0, __m512 v1, float *to0,
+                           float *to1) {
+  if (st.bias) {
+    const __m512 b = _mm512_set1_ps(st.bias[i]);
+    v0 = _mm512_add_ps(v0, b);
+    v1 = _mm512_add_ps(v1, b);
+  }
+  if (st.clip) {
+    const __m512 lo = _mm512_set1_ps(st.lo), hi = _mm512_set1_ps(st.hi);
+    v0 = _mm512_min_ps(hi, _mm512_max_ps(lo, v0));
+    v1 = _mm512_min_ps(hi, _mm512_max_ps(lo, v1));
+  }
+  _mm512_storeu_ps(to0 + i * st.ldt, v0);
+  _mm512_storeu_ps(to1 + i * st.ldt, v1);
+}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 inline void micro_kernel(int64_t kb, const float *a, const float *b,
                          float *tile, int64_t ldb = NR) {
@@ -86,7 +126,8 @@ inline void micro_kernel(int64_t kb, const float *a, const float *b,
 // 160x960x49 169 -> 145.
 constexpr bool kHasPairKernel = true;
 inline void micro_kernel_pair(int64_t kb, const float *a, const float *b, int64_t bstride,
-                              float *tile0, float *tile1, int64_t ldb = NR) {
+                              float *tile0, float *tile1, int64_t ldb = NR,
+                              const TileStore &st = TileStore{}) {
   __m512 c[MR][2];
   TRACT_UNROLL(8)
   for (int i = 0; i < MR; ++i)
@@ -106,10 +147,8 @@ inline void micro_kernel_pair(int64_t kb, const float *a, const float *b, int64_
     }
   }
   TRACT_UNROLL(8)
-  for (int i = 0; i < MR; ++i) {
-    _mm512_storeu_ps(tile0 + i * NR, c[i][0]);
-    _mm512_storeu_ps(tile1 + i * NR, c[i][1]);
-  }
+  for (int i = 0; i < MR; ++i)
+    store_tile_row(st, i, c[i][0], c[i][1], tile0, tile1);
 }
 
 // Twelve rows by two B panels (24 accumulators): rows kFirstRow..7 of the
@@ -131,7 +170,8 @@ template <int kFirstRow>
 inline void micro_kernel_tall_pair(int64_t kb, const float *a0, const float *a1, const float *b,
                                    int64_t bstride, float *tile0, float *tile1,
                                    int64_t ldb = NR, const float *next = nullptr,
-                                   int64_t next_stride = 0) {
+                                   int64_t next_stride = 0,
+                                   const TileStore &st = TileStore{}) {
   constexpr int kRows0 = MR - kFirstRow, kRows1 = kTallRows - kRows0;
   static_assert(kRows1 > 0 && kRows1 <= MR, "a tall tile spans two row panels");
   __m512 c[kTallRows][2];
@@ -160,10 +200,8 @@ inline void micro_kernel_tall_pair(int64_t kb, const float *a0, const float *a1,
     }
   }
   TRACT_UNROLL(12)
-  for (int i = 0; i < kTallRows; ++i) {
-    _mm512_storeu_ps(tile0 + i * NR, c[i][0]);
-    _mm512_storeu_ps(tile1 + i * NR, c[i][1]);
-  }
+  for (int i = 0; i < kTallRows; ++i)
+    store_tile_row(st, i, c[i][0], c[i][1], tile0, tile1);
 }
 
 #elif defined(__AVX2__) && defined(__FMA__)
@@ -315,8 +353,10 @@ inline void micro_kernel(int64_t kb, const float *a, const float *b,
 #if !defined(__AVX512F__)
 // Elsewhere the registers hold one tile's accumulators: two calls.
 constexpr bool kHasPairKernel = false;
+// (The driver passes a TileStore only where kHasPairKernel.)
 inline void micro_kernel_pair(int64_t kb, const float *a, const float *b, int64_t bstride,
-                              float *tile0, float *tile1, int64_t ldb = NR) {
+                              float *tile0, float *tile1, int64_t ldb = NR,
+                              const TileStore & = TileStore{}) {
   micro_kernel(kb, a, b, tile0, ldb);
   micro_kernel(kb, a, b + bstride, tile1, ldb);
 }
@@ -328,7 +368,8 @@ constexpr int64_t kTallRows = 12;
 template <int kFirstRow>
 void micro_kernel_tall_pair(int64_t kb, const float *a0, const float *a1, const float *b,
                             int64_t bstride, float *tile0, float *tile1, int64_t ldb = NR,
-                            const float *next = nullptr, int64_t next_stride = 0);
+                            const float *next = nullptr, int64_t next_stride = 0,
+                            const TileStore &st = TileStore{});
 #endif
 
 // Rows 0..R-1 of the tile only, for a matrix with fewer rows than a panel
