@@ -22,6 +22,16 @@ uint32_t bits(float f) {
   return u;
 }
 
+// n values: every `every`-th one from `special` in turn, ordinary values of
+// both signs between.
+std::vector<float> mixed(int n, const std::vector<float> &special, int every) {
+  std::vector<float> v(static_cast<size_t>(n));
+  for (int j = 0; j < n; ++j)
+    v[size_t(j)] = j % every == 0 ? special[size_t(j / every) % special.size()]
+                                  : float(j * 7 % 23) * 0.75f - 8.0f;
+  return v;
+}
+
 TEST(ClipInPlace, MatchesClipBitForBit) {
   const float inf = std::numeric_limits<float>::infinity();
   const float bounds[][2] = {{0.0f, 6.0f}, {-0.0f, 6.0f}, {-1.5f, 0.0f}, {-inf, 2.0f},
@@ -32,10 +42,7 @@ TEST(ClipInPlace, MatchesClipBitForBit) {
                                   lo, hi, std::nextafter(lo, -inf), std::nextafter(hi, inf),
                                   std::nextafter(lo, inf), std::nextafter(hi, -inf)};
     for (int n = 0; n <= 53; ++n) {
-      std::vector<float> v(static_cast<size_t>(n));
-      for (int j = 0; j < n; ++j)
-        v[size_t(j)] = j % 3 == 0 ? special[size_t(j / 3) % special.size()]
-                                  : float(j * 7 % 23) * 0.75f - 8.0f;
+      const std::vector<float> v = mixed(n, special, 3);
       std::vector<float> got = v;
       tract::rt::clip_in_place(got.data(), n, lo, hi);
       const tract::rt::op::Clip<float> clip{lo, hi};
@@ -56,10 +63,7 @@ TEST(ClipInPlace, FromZeroToInfinityIsRelu) {
                                       tiny, -tiny, std::numeric_limits<float>::max(),
                                       std::numeric_limits<float>::lowest(), 1.0f, -1.0f};
   for (int n = 0; n <= 53; ++n) {
-    std::vector<float> v(static_cast<size_t>(n));
-    for (int j = 0; j < n; ++j)
-      v[size_t(j)] = j % 2 == 0 ? special[size_t(j / 2) % special.size()]
-                                : float(j * 7 % 23) * 0.75f - 8.0f;
+    const std::vector<float> v = mixed(n, special, 2);
     std::vector<float> got = v;
     tract::rt::clip_in_place(got.data(), n, 0.0f, inf);
     for (int j = 0; j < n; ++j)
