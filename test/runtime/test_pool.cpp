@@ -265,11 +265,36 @@ TEST(Pool, SmallPlanesAveragePool) {
   }
 }
 
+#if defined(TRACT_RT_POOL_LANES)
+namespace {
+// A vector max pool kernel (detail::, over case c's planes) against the row
+// kernel, bit for bit, on an input of NaN, infinities and zeros of both
+// signs between values below -1: NaN never wins, infinities always do, and
+// zeros of both signs often tie for a window's max, where the one kept
+// shows the order of the fold (the first seen stays).
+void expect_row_kernel_floats(const PoolCase &c, uint64_t seed,
+                              void (*kernel)(const float *, float *, const rt::detail::Pool4 &,
+                                             int64_t)) {
+  const Shape out = pool_out(c);
+  const rt::detail::Pool4 q = rt::detail::pool4(params(c, out));
+  auto x = random_vec<float>(size_t(c.bc * numel(c.in)), seed);
+  const float specials[] = {std::nanf(""), 0.0f, -0.0f, 0.0f, -0.0f, INFINITY, -INFINITY};
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = i % 2 ? -1.0f - std::fabs(x[i]) : specials[(i / 2 + i / 7) % 7];
+  std::vector<float> got(size_t(c.bc * numel(out))), rows(got.size());
+  kernel(x.data(), got.data(), q, c.bc);
+  rt::detail::max_pool_rows_floats(x.data(), rows.data(), q, c.bc);
+  for (size_t i = 0; i < rows.size(); ++i)
+    ASSERT_EQ(std::memcmp(&got[i], &rows[i], sizeof(float)), 0)
+        << i << ": " << got[i] << " vs " << rows[i] << " in=" << shape_str(c.in);
+}
+} // namespace
+#endif
+
 // Max pools whose rows fit two AVX-512 registers with their padding, on
 // planes too large for lane layout or too few of them, fold in registers
 // (detail::max_pool_narrow_rows): against the naive pool, and against the
-// row kernel bit for bit with NaN, infinities and zeros of both signs in
-// the input (which never or always win, and the first zero seen stays).
+// row kernel bit for bit (expect_row_kernel_floats).
 TEST(Pool, NarrowRowsMaxPool) {
   const PoolCase cases[] = {
       {2, 20, {29, 29}, {3, 3}, {2, 2}, {1, 1}, {0, 0}, {0, 0}, true, false},  // SqueezeNet 1.0
@@ -284,19 +309,43 @@ TEST(Pool, NarrowRowsMaxPool) {
     for (int threads : {1, 2})
       run_case(c, Kind::Max, seed, threads);
 #if defined(TRACT_RT_POOL_LANES)
-    const Shape out = pool_out(c);
-    const rt::detail::Pool4 q = rt::detail::pool4(params(c, out));
+    const rt::detail::Pool4 q = rt::detail::pool4(params(c, pool_out(c)));
     ASSERT_TRUE(rt::detail::max_pool_narrow_rows_fit(q)) << shape_str(c.in);
-    auto x = random_vec<float>(size_t(c.bc * numel(c.in)), seed);
-    const float specials[] = {std::nanf(""), 0.0f, -0.0f, INFINITY, -INFINITY};
-    for (size_t i = 0; i < x.size(); i += 3)
-      x[i] = specials[(i / 3) % 5];
-    std::vector<float> narrow(size_t(c.bc * numel(out))), rows(narrow.size());
-    rt::detail::max_pool_narrow_rows(x.data(), narrow.data(), q, c.bc);
-    rt::detail::max_pool_rows_floats(x.data(), rows.data(), q, c.bc);
-    for (size_t i = 0; i < rows.size(); ++i)
-      ASSERT_EQ(std::memcmp(&narrow[i], &rows[i], sizeof(float)), 0)
-          << i << ": " << narrow[i] << " vs " << rows[i] << " in=" << shape_str(c.in);
+    expect_row_kernel_floats(c, seed, rt::detail::max_pool_narrow_rows);
+#endif
+    ++seed;
+  }
+}
+
+// Rows of 16 outputs or more at stride 2, 2 or 3 column taps
+// (detail::max_pool_rows_s2): against the naive pool (one and two
+// threads), and against the row kernel bit for bit
+// (expect_row_kernel_floats). Windows of three rows inside the plane
+// and at its borders, of two rows, of five; pads on either side of the
+// row; rows whose last 16 outputs overlap the ones before, and exactly 16
+// and 32 outputs.
+TEST(Pool, StrideTwoRowsMaxPool) {
+  const PoolCase cases[] = {
+      {2, 12, {55, 55}, {3, 3}, {2, 2}, {1, 1}, {0, 0}, {0, 0}, true, false},   // SqueezeNet 1.1
+      {2, 3, {112, 112}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}, false, false}, // ResNet's stem
+      {2, 2, {147, 147}, {3, 3}, {2, 2}, {1, 1}, {0, 0}, {0, 0}, false, false}, // Inception-v3
+      {2, 4, {64, 64}, {2, 2}, {2, 2}, {1, 1}, {0, 0}, {0, 0}, false, false},   // VGG, 2 taps
+      {2, 3, {33, 33}, {3, 3}, {2, 2}, {1, 1}, {0, 0}, {0, 0}, false, false},   // 16 outputs
+      {2, 3, {20, 65}, {3, 3}, {2, 2}, {1, 1}, {0, 0}, {0, 0}, false, false},   // 32 outputs
+      {2, 3, {21, 40}, {5, 3}, {2, 2}, {1, 1}, {2, 0}, {2, 2}, true, false},    // 5 rows, pad right
+      {2, 3, {9, 37}, {2, 3}, {1, 2}, {1, 1}, {1, 2}, {0, 1}, false, false},    // pad left
+      {2, 2, {31, 50}, {3, 2}, {3, 2}, {2, 1}, {1, 1}, {1, 1}, true, false},    // dilated rows
+      {1, 5, {70}, {3}, {2}, {1}, {1}, {1}, false, false},                      // 1-d
+  };
+  uint64_t seed = 900;
+  for (const PoolCase &c : cases) {
+    for (int threads : {1, 2})
+      run_case(c, Kind::Max, seed, threads);
+#if defined(TRACT_RT_POOL_LANES)
+    const rt::detail::Pool4 q = rt::detail::pool4(params(c, pool_out(c)));
+    ASSERT_TRUE(rt::detail::max_pool_rows_s2_fit(q)) << shape_str(c.in);
+    ASSERT_FALSE(rt::detail::max_pool_narrow_rows_fit(q)) << shape_str(c.in);
+    expect_row_kernel_floats(c, seed, rt::detail::max_pool_rows_s2);
 #endif
     ++seed;
   }
