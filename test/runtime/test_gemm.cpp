@@ -775,6 +775,68 @@ TEST(ConvRowTaps, MatchesReferenceConv) {
       params({2, 1, 3, 32, 1, {15, 15}, {3, 3}, {1, 1}, {1, 1}, {1, 1}})));
 }
 
+// A ClipEpilogue (ReLU, ReLU6: what the compiler emits for a conv and its
+// clip) is applied in the row-taps tiles' registers instead of a pass over
+// each row: the same floats as the pass, with NaN in the input (which the
+// clip keeps) and zeros of both signs (ReLU keeps -0), alone and chained
+// into a max pool.
+TEST(ConvRowTaps, ClipInTilesMatchesClipPass) {
+  const ConvGeom cases[] = {
+      {2, 1, 3, 22, 1, {37, 35}, {3, 3}, {2, 2}, {1, 1}, {0, 0}},
+      {2, 2, 3, 27, 1, {30, 69}, {7, 7}, {2, 2}, {1, 1}, {3, 3}},
+      {1, 2, 1, 9, 1, {1000}, {80}, {4}, {1}, {0}},
+      {2, 1, 12, 18, 3, {20, 33}, {3, 3}, {2, 2}, {1, 1}, {1, 1}},
+  };
+  for (const ConvGeom &g : cases)
+    for (const rt::ClipEpilogue clip : {rt::ClipEpilogue{0.0f, INFINITY}, rt::ClipEpilogue{0.0f, 6.0f}}) {
+      const rt::ConvParams p = params(g);
+      SCOPED_TRACE(::testing::Message() << "cin " << g.cin << " cout " << g.cout << " kernel "
+                                        << g.ker[0] << " clip to " << clip.hi);
+      ConvData d = reference_conv(p, 61);
+      for (size_t i = 0; i < d.x.size(); i += 37)
+        d.x[i] = std::nanf("");
+      for (size_t i = 0; i < d.w.size(); i += 11)
+        d.w[i] *= 8.0f; // outputs past 6
+      std::fill(d.bias.begin(), d.bias.begin() + 2, 0.0f); // with zero inputs: +-0 sums
+      auto pass = [&](float *v, int64_t, int64_t n) { rt::clip_in_place(v, n, clip.lo, clip.hi); };
+      std::vector<float> scratch(size_t(rt::conv_row_taps_scratch_floats(p)));
+      std::vector<float> want(d.ref.size()), got(d.ref.size());
+      rt::conv_row_taps(d.x.data(), d.w.data(), d.bias.data(), want.data(), p, pass,
+                        scratch.data());
+      rt::conv_row_taps(d.x.data(), d.w.data(), d.bias.data(), got.data(), p, clip,
+                        scratch.data());
+      for (size_t i = 0; i < want.size(); ++i)
+        ASSERT_EQ(std::memcmp(&want[i], &got[i], sizeof(float)), 0)
+            << i << ": " << got[i] << " vs " << want[i];
+      if (g.groups > 1)
+        continue; // (the chained pool takes ungrouped convs)
+      rt::PoolParams pp{};
+      pp.spatial_rank = g.rank;
+      pp.batch_channels = p.batch * p.out_channels;
+      int64_t pooled_plane = 1;
+      for (int k = 0; k < g.rank; ++k) {
+        pp.in_size[k] = p.out_size[k];
+        pp.out_size[k] = (p.out_size[k] - 3) / 2 + 1;
+        pp.kernel[k] = 3;
+        pp.stride[k] = 2;
+        pp.dilation[k] = 1;
+        pooled_plane *= pp.out_size[k];
+      }
+      ASSERT_TRUE(rt::conv_row_taps_max_pool_fits(p, pp));
+      std::vector<float> pool_scratch(size_t(rt::conv_row_taps_max_pool_scratch_floats(p, pp)));
+      std::vector<float> want_pooled(size_t(pp.batch_channels * pooled_plane)),
+          got_pooled(want_pooled.size());
+      const rt::gemm::NoEpilogue none{};
+      rt::conv_row_taps_max_pool(d.x.data(), d.w.data(), d.bias.data(), want_pooled.data(), p,
+                                 pp, pass, none, pool_scratch.data());
+      rt::conv_row_taps_max_pool(d.x.data(), d.w.data(), d.bias.data(), got_pooled.data(), p,
+                                 pp, clip, none, pool_scratch.data());
+      for (size_t i = 0; i < want_pooled.size(); ++i)
+        ASSERT_EQ(std::memcmp(&want_pooled[i], &got_pooled[i], sizeof(float)), 0)
+            << "pooled " << i << ": " << got_pooled[i] << " vs " << want_pooled[i];
+    }
+}
+
 // A conv on rows of taps chained into the max pool that reads its output
 // (a CNN stem): the same outputs as conv_row_taps then max_pool, bit for
 // bit, on 1 and 2 threads (tasks split pooled rows, across images too):

@@ -19,6 +19,7 @@
 #pragma once
 
 #include "tract/rt/common.h"
+#include "tract/rt/elementwise/clip_in_place.h"
 #include "tract/rt/nn/conv_ref.h"
 #include "tract/rt/linalg/gemm_microkernels.h" // (immintrin.h where AVX-512 is on)
 #include "tract/rt/nn/conv_lanes.h"
@@ -107,7 +108,7 @@ namespace detail {
 template <int64_t C, int64_t V>
 TRACT_NOINLINE void row_taps_tile(const float *x, const int32_t *offset, int64_t taps,
                                   const float *w, const float *bias, float *y, int64_t plane,
-                                  int64_t cols) {
+                                  int64_t cols, const LaneClip &clip) {
   __m512 acc[C][V];
   TRACT_UNROLL(16)
   for (int64_t c = 0; c < C; ++c)
@@ -132,6 +133,9 @@ TRACT_NOINLINE void row_taps_tile(const float *x, const int32_t *offset, int64_t
     for (int64_t v = 0; v < V; ++v) {
       if (bias)
         acc[c][v] = _mm512_add_ps(acc[c][v], _mm512_set1_ps(bias[c]));
+      if (clip.on) // (clip16's order: the same floats as the ClipEpilogue pass)
+        acc[c][v] = _mm512_min_ps(_mm512_set1_ps(clip.hi),
+                                  _mm512_max_ps(_mm512_set1_ps(clip.lo), acc[c][v]));
       const int64_t n = cols - v * kRowTapsLanes;
       if (n >= kRowTapsLanes)
         _mm512_storeu_ps(y + c * plane + v * kRowTapsLanes, acc[c][v]);
@@ -149,7 +153,7 @@ TRACT_NOINLINE void row_taps_tile(const float *x, const int32_t *offset, int64_t
 template <int64_t C, int64_t V>
 TRACT_NOINLINE void row_taps_tile(const float *x, const int32_t *offset, int64_t taps,
                                   const float *w, const float *bias, float *y, int64_t plane,
-                                  int64_t cols) {
+                                  int64_t cols, const LaneClip &clip) {
   F16 acc[C][V];
   TRACT_UNROLL(16)
   for (int64_t c = 0; c < C; ++c)
@@ -174,6 +178,7 @@ TRACT_NOINLINE void row_taps_tile(const float *x, const int32_t *offset, int64_t
     for (int64_t v = 0; v < V; ++v) {
       if (bias)
         acc[c][v] += F16::splat(bias[c]);
+      acc[c][v] = clip(acc[c][v]);
       const int64_t n = cols - v * kRowTapsLanes;
       if (n >= kRowTapsLanes) {
         acc[c][v].store(y + c * plane + v * kRowTapsLanes);
@@ -189,13 +194,15 @@ TRACT_NOINLINE void row_taps_tile(const float *x, const int32_t *offset, int64_t
 template <int64_t C, int64_t V>
 TRACT_NOINLINE void row_taps_tile(const float *x, const int32_t *offset, int64_t taps,
                                   const float *w, const float *bias, float *y, int64_t plane,
-                                  int64_t cols) {
+                                  int64_t cols, const LaneClip &clip) {
+  const op::Clip<float> clamp{clip.lo, clip.hi};
   for (int64_t c = 0; c < C; ++c)
     for (int64_t i = 0; i < V * kRowTapsLanes && i < cols; ++i) {
       float acc = 0.0f;
       for (int64_t t = 0; t < taps; ++t)
         acc += w[c * taps + t] * x[offset[t] + i];
-      y[c * plane + i] = bias ? acc + bias[c] : acc;
+      acc = bias ? acc + bias[c] : acc;
+      y[c * plane + i] = clip.on ? clamp(acc) : acc;
     }
 }
 #endif
@@ -209,6 +216,7 @@ struct RowTapsRow {
   const float *w, *bias;
   float *y;
   int64_t plane, cols, channels;
+  LaneClip clip; // applied in the tiles' registers before their store
 };
 
 constexpr int64_t pow2_at_most(int64_t n) { return n >= 2 ? 2 * pow2_at_most(n / 2) : 1; }
@@ -224,7 +232,7 @@ inline void row_taps_tiles(const RowTapsRow &r, int64_t c0, int64_t v0, int64_t 
     for (int64_t v = v0; v + V <= v1; v += V)
       row_taps_tile<C, V>(r.staged + v * L, r.offset, r.taps, r.w + co * r.taps,
                           r.bias ? r.bias + co : nullptr, r.y + co * r.plane + v * L, r.plane,
-                          r.cols - v * L);
+                          r.cols - v * L, r.clip);
   if constexpr (C > 1)
     if (co < r.channels)
       row_taps_tiles<C / 2, V>(r, co, v0, v1);
@@ -281,8 +289,9 @@ public:
     }
   }
 
-  // Output row oh of image b: channel c's row at y + c * plane.
-  void compute(int64_t b, int64_t oh, float *y, int64_t plane) {
+  // Output row oh of image b: channel c's row at y + c * plane, clipped
+  // where `clip` is on.
+  void compute(int64_t b, int64_t oh, float *y, int64_t plane, const LaneClip &clip = {}) {
     constexpr int64_t C = kRowTapsChannels, V = kRowTapsVectors, L = kRowTapsLanes;
     const int64_t span = g_.span, s = q_.st[3], ih0 = oh * q_.st[2] - q_.pad[2];
     const int64_t ih_n = q_.in[2], iw_n = q_.in[3], ow_n = q_.out[3];
@@ -318,7 +327,7 @@ public:
     // many accumulators (one vector per tile would leave each FMA chain
     // waiting on its own latency).
     const int64_t vectors = (ow_n + L - 1) / L, whole = vectors / V * V;
-    const RowTapsRow r{staged_, offset_, taps_, w_, bias_, y, plane, ow_n, cout_};
+    const RowTapsRow r{staged_, offset_, taps_, w_, bias_, y, plane, ow_n, cout_, clip};
     row_taps_tiles<C, V>(r, 0, 0, whole);
     switch (vectors - whole) {
     case 3:
@@ -368,7 +377,8 @@ inline int64_t row_taps_tasks(const ConvParams &p, const Parallel &par, int64_t 
 } // namespace detail
 
 // y (NCHW) = conv(x (NCHW), w ([cout][cin][kh][kw], as in ONNX)) + bias, then
-// epi (gemm.h's contract: once per output row and channel). Output rows are
+// epi (gemm.h's contract: once per output row and channel; a ClipEpilogue
+// is applied in the tiles' registers instead, with no pass over the row). Output rows are
 // split over par.threads tasks. Scratch: conv_row_taps_scratch_floats per
 // task. The conv must fit (conv_row_taps_fits).
 template <class Epi>
@@ -402,11 +412,12 @@ void conv_row_taps(const float *x, const float *w, const float *bias, float *y,
                                    bias ? bias + g * ocg : nullptr, pg, staged, p.in_channels);
       }
       const int64_t c0 = b * cout + g * ocg;
-      rows.compute(b, oh, y + c0 * oplane + oh * ow_n, oplane);
-      for (int64_t c = c0; c < c0 + ocg; ++c) {
-        const int64_t at = c * oplane + oh * ow_n;
-        epi(y + at, at, detail::opaque(ow_n));
-      }
+      rows.compute(b, oh, y + c0 * oplane + oh * ow_n, oplane, lane_clip_of(epi));
+      if constexpr (!kClipsInTiles<Epi>)
+        for (int64_t c = c0; c < c0 + ocg; ++c) {
+          const int64_t at = c * oplane + oh * ow_n;
+          epi(y + at, at, detail::opaque(ow_n));
+        }
     }
   });
 }

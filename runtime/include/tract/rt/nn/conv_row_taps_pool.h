@@ -103,7 +103,8 @@ private:
 
 // y (the pool's output, NCHW) = max_pool(epi(conv(x, w) + bias)), then
 // pool_epi on each pooled row. epi gets each conv output row with its index
-// in the conv's (never stored) output, as conv_row_taps gives it; pool_epi
+// in the conv's (never stored) output, as conv_row_taps gives it (a
+// ClipEpilogue is applied in the conv's tiles instead); pool_epi
 // gets each pooled row with its index in y. Pooled rows are split over
 // par.threads tasks (a task recomputes the conv rows its first window shares
 // with the previous task's last). Scratch:
@@ -139,9 +140,10 @@ void conv_row_taps_max_pool(const float *x, const float *w, const float *bias, f
       }
       for (; next_oh < hi; ++next_oh) {
         float *dst = ring + (next_oh % ring_rows) * row_floats;
-        rows.compute(b, next_oh, dst, ow_n);
-        for (int64_t c = 0; c < cout; ++c)
-          epi(dst + c * ow_n, (b * cout + c) * oplane + next_oh * ow_n, detail::opaque(ow_n));
+        rows.compute(b, next_oh, dst, ow_n, lane_clip_of(epi));
+        if constexpr (!kClipsInTiles<Epi>)
+          for (int64_t c = 0; c < cout; ++c)
+            epi(dst + c * ow_n, (b * cout + c) * oplane + next_oh * ow_n, detail::opaque(ow_n));
       }
       const int64_t n = hi > lo ? hi - lo : 0;
       auto out = [&](int64_t c) { return y + (b * cout + c) * pplane + ph * pw_n; };

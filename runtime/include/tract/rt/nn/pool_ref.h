@@ -597,53 +597,81 @@ inline __m512 pooled_columns_s2_inside3(const float *r0, const float *r1, const 
   return m;
 }
 
-// max_pool_rows_s2 with the column taps fixed.
+// One output row of a pool max_pool_rows_s2 takes, from its window's n
+// input rows win[0..n) (in window order; any addresses: a plane's rows, or
+// conv_row_taps_max_pool's ring): out[0..ow_n).
+template <int kTaps> class PoolRowS2 {
+public:
+  explicit PoolRowS2(const Pool4 &q)
+      : iw_n_(q.in[3]), pw_(q.pb[3]), ow_n_(q.out[3]),
+        lowest_(_mm512_set1_ps(lowest_or_neg_inf<float>())) {
+    alignas(64) int32_t even[16], odd[16], next[16];
+    for (int j = 0; j < 16; ++j) {
+      even[j] = 2 * j;    // column 2j of the two registers a, b
+      odd[j] = 2 * j + 1; // 2j + 1
+      next[j] = j + 1;    // 2j + 2: the even lanes' next, the last from c
+    }
+    even_ = _mm512_load_si512(even);
+    odd_ = _mm512_load_si512(odd);
+    next_ = _mm512_load_si512(next);
+  }
+
+  void operator()(const float *const *win, int64_t n, float *out) const {
+    if (n == 3) {
+      const float *r0 = win[0], *r1 = win[1], *r2 = win[2];
+      auto three = [=](int64_t r) { return r == 0 ? r0 : r == 1 ? r1 : r2; };
+      for_blocks(out, [&](int64_t col) {
+        return col >= 0 && col + 30 + kTaps <= iw_n_
+                   ? pooled_columns_s2_inside3<kTaps>(r0 + col, r1 + col, r2 + col, even_, odd_,
+                                                      next_, lowest_)
+                   : pooled_columns_s2<kTaps>(three, 3, col, iw_n_, even_, odd_, next_,
+                                              lowest_);
+      });
+      return;
+    }
+    auto row = [&](int64_t r) { return win[r]; };
+    for_blocks(out, [&](int64_t col) {
+      return pooled_columns_s2<kTaps>(row, n, col, iw_n_, even_, odd_, next_, lowest_);
+    });
+  }
+
+private:
+  // out[ow..ow + 16) = block(input column of ow's first tap), for ow = 0,
+  // 16, ... and the row's last 16 (overlapping the ones before).
+  template <class Block> void for_blocks(float *out, const Block &block) const {
+    for (int64_t ow = 0;; ow += 16) {
+      ow = ow < ow_n_ - 16 ? ow : ow_n_ - 16;
+      _mm512_storeu_ps(out + ow, block(2 * ow - pw_));
+      if (ow == ow_n_ - 16)
+        break;
+    }
+  }
+
+  int64_t iw_n_, pw_, ow_n_;
+  __m512 lowest_;
+  __m512i even_, odd_, next_;
+};
+
 template <int kTaps>
 inline void max_pool_rows_s2_taps(const float *x, float *y, const Pool4 &q, int64_t planes) {
-  const __m512 lowest = _mm512_set1_ps(lowest_or_neg_inf<float>());
-  alignas(64) int32_t even[16], odd[16], next[16];
-  for (int j = 0; j < 16; ++j) {
-    even[j] = 2 * j;     // column 2j of the two registers a, b
-    odd[j] = 2 * j + 1;  // 2j + 1
-    next[j] = j + 1;     // 2j + 2: the even lanes' next, the last from c
-  }
-  const __m512i even_v = _mm512_load_si512(even), odd_v = _mm512_load_si512(odd),
-                next_v = _mm512_load_si512(next);
-  const int64_t iw_n = q.in[3], pw = q.pb[3], ow_n = q.out[3];
+  const PoolRowS2<kTaps> pool_row(q);
   for (int64_t bc = 0; bc < planes; ++bc) {
     const float *xp = x + bc * q.in_plane;
     float *out = y + bc * q.out_plane;
-    for (int64_t oh = 0; oh < q.out[2]; ++oh, out += ow_n) {
-      const int64_t first = oh * q.st[2] - q.pb[2];
-      if (q.ker[2] == 3 && q.dil[2] == 1 && first >= 0 && first + 3 <= q.in[2]) {
-        const float *r0 = xp + first * iw_n, *r1 = r0 + iw_n, *r2 = r1 + iw_n;
-        auto three = [=](int64_t r) { return r == 0 ? r0 : r == 1 ? r1 : r2; };
-        for (int64_t ow = 0;; ow += 16) {
-          ow = ow < ow_n - 16 ? ow : ow_n - 16;
-          const int64_t col = 2 * ow - pw; // input column of lane 0's first tap
-          _mm512_storeu_ps(out + ow,
-                           col >= 0 && col + 30 + kTaps <= iw_n
-                               ? pooled_columns_s2_inside3<kTaps>(r0 + col, r1 + col, r2 + col,
-                                                                  even_v, odd_v, next_v, lowest)
-                               : pooled_columns_s2<kTaps>(three, 3, col, iw_n, even_v, odd_v,
-                                                          next_v, lowest));
-          if (ow == ow_n - 16)
-            break;
-        }
-        continue;
-      }
+    for (int64_t oh = 0; oh < q.out[2]; ++oh, out += q.out[3]) {
       const float *rows[kMaxPoolVectorRows];
       int64_t n = 0;
-      for_window_rows(q, xp, oh, [&](const float *in) { rows[n++] = in; });
-      auto row = [&](int64_t r) { return rows[r]; };
-      for (int64_t ow = 0;; ow += 16) {
-        ow = ow < ow_n - 16 ? ow : ow_n - 16;
-        const int64_t col = 2 * ow - pw;
-        _mm512_storeu_ps(out + ow, pooled_columns_s2<kTaps>(row, n, col, iw_n, even_v,
-                                                            odd_v, next_v, lowest));
-        if (ow == ow_n - 16)
-          break;
+      const int64_t first = oh * q.st[2] - q.pb[2];
+      if (q.ker[2] == 3 && q.dil[2] == 1 && first >= 0 && first + 3 <= q.in[2]) {
+        // (The common window, without for_window_rows' loop.)
+        rows[0] = xp + first * q.in[3];
+        rows[1] = rows[0] + q.in[3];
+        rows[2] = rows[1] + q.in[3];
+        n = 3;
+      } else {
+        for_window_rows(q, xp, oh, [&](const float *in) { rows[n++] = in; });
       }
+      pool_row(rows, n, out);
     }
   }
 }
