@@ -1243,6 +1243,25 @@ template <int M> void check_winograd(const ConvGeom &g) {
                                  CountingRelu{&seen_parallel}, scratch.data(), par);
   EXPECT_EQ(got, parallel);
   EXPECT_EQ(seen, seen_parallel);
+  // A ClipEpilogue (ReLU6 here) clips the tiles before their scatter: the
+  // same floats as the clip pass, serial and split, with NaN in the input
+  // (its tile's outputs NaN, which the clip keeps) and outputs past 6.
+  std::vector<float> x = d.x;
+  for (size_t i = 0; i < x.size(); i += 53)
+    x[i] = i % 106 ? 40.0f : std::nanf("");
+  const rt::ClipEpilogue relu6{0.0f, 6.0f};
+  auto clip_pass = [&](float *v, int64_t, int64_t n) { rt::clip_in_place(v, n, 0.0f, 6.0f); };
+  for (const rt::Parallel &run_par : {rt::Parallel{}, par}) {
+    std::vector<float> want_clip(ny), got_clip(ny);
+    rt::winograd::conv_winograd<M>(x.data(), u.data(), d.bias.data(), want_clip.data(), p,
+                                   clip_pass, scratch.data(), run_par);
+    rt::winograd::conv_winograd<M>(x.data(), u.data(), d.bias.data(), got_clip.data(), p, relu6,
+                                   scratch.data(), run_par);
+    for (size_t i = 0; i < ny; ++i)
+      ASSERT_EQ(std::memcmp(&want_clip[i], &got_clip[i], sizeof(float)), 0)
+          << (run_par.parallel_for ? "split, " : "serial, ") << i << ": " << got_clip[i]
+          << " vs " << want_clip[i];
+  }
 }
 
 TEST(ConvWinograd, MatchesReferenceConv) {
