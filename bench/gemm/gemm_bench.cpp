@@ -1,10 +1,12 @@
 // GFLOP/s of the runtime's blocked GEMM (linalg/gemm.h) on square and
 // model-shaped problems, weights packed ahead as tractc emits them (PackedB
 // or PackedA) and the activation operand packed per block, as in generated
-// code. Prints one line per shape: median time of --runs runs (after a
-// warm-up) and GFLOP/s. The "streamed" shapes are layers on small maps whose
-// weights come from DRAM, as in a model: each run goes through copies of the
-// packed weights, 256 MB in all, and their line adds the weights' GB/s.
+// code. Prints the micro-kernel alone with its operands in L1 (the ceiling of
+// the driver's tiles), then one line per shape: median time of --runs runs
+// (after a warm-up) and GFLOP/s. The "streamed" shapes are layers on small
+// maps whose weights come from DRAM, as in a model: each run goes through
+// copies of the packed weights, 256 MB in all, and their line adds the
+// weights' GB/s.
 // Build: see bench/README.md (bench/run-gemm.sh).
 // As generated code does: the runtime at -O3 under GCC whatever the flags.
 #include "tract/rt/optimize_push.h"
@@ -37,6 +39,40 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+// The driver's main micro-kernel alone, its operands in L1 (K = 256: A 24
+// rows, B 32 columns, packed; AVX-512's two tall 12 x 32 tiles, else the
+// MR x NR tile), GFLOP/s: the most the driver's tiles reach on this CPU,
+// beside the FMA peak of register operands alone.
+double micro_kernel_in_l1(int runs) {
+  constexpr int64_t kb = 256, calls = 2000;
+  alignas(64) static float a[3 * gm::MR * kb], b[2 * gm::NR * kb];
+  alignas(64) float t0[gm::kTallRows * gm::NR], t1[gm::kTallRows * gm::NR];
+  for (int64_t i = 0; i < 3 * gm::MR * kb; ++i)
+    a[i] = float(int(i % 7) - 3) * 0.125f;
+  for (int64_t i = 0; i < 2 * gm::NR * kb; ++i)
+    b[i] = float(int(i % 5) - 2) * 0.25f;
+  std::vector<double> times;
+  double flops = 0;
+  for (int r = 0; r < runs + 1; ++r) {
+    auto t = std::chrono::steady_clock::now();
+    for (int64_t i = 0; i < calls; ++i) {
+      if constexpr (gm::kHasTallKernel) {
+        gm::micro_kernel_tall_pair<0>(kb, a, a + gm::MR * kb, b, gm::NR * kb, t0, t1, gm::NR);
+        gm::micro_kernel_tall_pair<gm::kTallRows - gm::MR>(kb, a + gm::MR * kb, a + 2 * gm::MR * kb,
+                                                           b, gm::NR * kb, t0, t1, gm::NR);
+        flops = 2.0 * 2 * gm::kTallRows * 2 * gm::NR * kb;
+      } else {
+        gm::micro_kernel(kb, a, b, t0, gm::NR);
+        flops = 2.0 * gm::MR * gm::NR * kb;
+      }
+      asm volatile("" ::"r"(t0), "r"(t1) : "memory");
+    }
+    if (r > 0) // (the first run warms up)
+      times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count());
+  }
+  return flops * calls / median(times) * 1e-9;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -59,7 +95,11 @@ int main(int argc, char **argv) {
   bench::print_cpu();
   const bench::FmaPeak peak = bench::measure_fma_peak();
   bench::print_fma_peak(peak);
-  std::printf("micro-kernel: %s\n", gm::kMicroKernelIsa);
+  const double alone = micro_kernel_in_l1(runs);
+  std::printf("micro-kernel: %s; alone, operands in L1: %.1f GFLOP/s", gm::kMicroKernelIsa, alone);
+  if (peak.best() > 0)
+    std::printf(" %5.1f%% of peak", 100 * alone / peak.best());
+  std::printf("\n");
   for (const Shape &s : shapes) {
     if (only && !std::strstr(s.what, only))
       continue;
