@@ -77,6 +77,20 @@ inline __attribute__((always_inline)) F16 clip16(F16 x, float lo, float hi) {
 }
 #endif
 
+// clip_in_place on the 16 floats at v, as it clips each whole 16 of a run:
+// for a kernel's tile in a buffer of its own (clip_in_place over a small
+// local array let GCC 12 at -O3 warn of undefined behaviour in its scalar
+// tail, -Waggressive-loop-optimizations, which -Werror builds fail on).
+inline void clip16_in_place(float *v, float lo, float hi) {
+#if defined(__GNUC__)
+  clip16(F16::load(v), lo, hi).store(v);
+#else
+  const op::Clip<float> clip{lo, hi};
+  for (int j = 0; j < 16; ++j)
+    v[j] = clip(v[j]);
+#endif
+}
+
 // v[j] = op::Clip<float>{lo, hi}(v[j]) for j < n: 16 floats at a time with
 // clip16 where it has vectors, the rest with op::Clip.
 inline void clip_in_place(float *v, int64_t n, float lo, float hi) {

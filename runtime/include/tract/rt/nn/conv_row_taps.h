@@ -378,9 +378,10 @@ inline int64_t row_taps_tasks(const ConvParams &p, const Parallel &par, int64_t 
 
 // y (NCHW) = conv(x (NCHW), w ([cout][cin][kh][kw], as in ONNX)) + bias, then
 // epi (gemm.h's contract: once per output row and channel; a ClipEpilogue
-// is applied in the tiles' registers instead, with no pass over the row). Output rows are
-// split over par.threads tasks. Scratch: conv_row_taps_scratch_floats per
-// task. The conv must fit (conv_row_taps_fits).
+// is applied in the tiles' registers instead, with no pass over the row).
+// Output rows are split over par.threads tasks. Scratch:
+// conv_row_taps_scratch_floats per task. The conv must fit
+// (conv_row_taps_fits).
 template <class Epi>
 void conv_row_taps(const float *x, const float *w, const float *bias, float *y,
                    const ConvParams &p, const Epi &epi, float *scratch,

@@ -414,8 +414,10 @@ void winograd_block(const float *x, const float *u, const float *bias, float *y,
           const Vec s = yv[i][j] + b0;
           std::memcpy(out[i][j], &s, sizeof s);
         }
-      if (clip.on) // (the pass's own function: the same floats)
-        clip_in_place(&out[0][0][0], M * M * kLanes, clip.lo, clip.hi);
+      if (clip.on) // (the pass's own steps: the same floats)
+        for (int i = 0; i < M; ++i)
+          for (int j = 0; j < M; ++j)
+            clip16_in_place(out[i][j], clip.lo, clip.hi);
       float *y_co = y + co * plane;
       if constexpr (M == 4)
         if (whole)

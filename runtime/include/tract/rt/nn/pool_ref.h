@@ -526,7 +526,7 @@ inline void max_pool_narrow_rows(const float *x, float *y, const Pool4 &q, int64
 // memory and reads it back per tap: 128 planes of 55 x 55 -> 27 x 27 from
 // L2, 88 -> 57 us (Sapphire Rapids class Xeon). Windows of three rows inside
 // the plane (the common case) have their own code: the generic loop over
-// the window's rows compiled to spills (19 against 14.5 ns an output row).
+// the window's rows compiled to spills (19 against 11-14 ns an output row).
 // Same fold, in the same order, as the row kernel, so the same floats.
 inline bool max_pool_rows_s2_fit(const Pool4 &q) {
   return q.st[3] == 2 && q.dil[3] == 1 && (q.ker[3] == 2 || q.ker[3] == 3) && q.out[3] >= 16 &&
@@ -598,8 +598,7 @@ inline __m512 pooled_columns_s2_inside3(const float *r0, const float *r1, const 
 }
 
 // One output row of a pool max_pool_rows_s2 takes, from its window's n
-// input rows win[0..n) (in window order; any addresses: a plane's rows, or
-// conv_row_taps_max_pool's ring): out[0..ow_n).
+// input rows win[0..n) (in window order): out[0..ow_n).
 template <int kTaps> class PoolRowS2 {
 public:
   explicit PoolRowS2(const Pool4 &q)
