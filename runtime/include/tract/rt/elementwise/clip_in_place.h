@@ -43,6 +43,14 @@ namespace rt {
 #define TRACT_RT_CLIP16_VECTOR 1
 #endif
 
+#if defined(TRACT_RT_CLIP16_VECTOR) && defined(__AVX512F__)
+// op::Clip on one AVX-512 register: clip16's step, for kernels that hold
+// their tiles as __m512.
+inline __attribute__((always_inline)) __m512 clip512(__m512 x, float lo, float hi) {
+  return _mm512_min_ps(_mm512_set1_ps(hi), _mm512_max_ps(_mm512_set1_ps(lo), x));
+}
+#endif
+
 #if defined(__GNUC__)
 // op::Clip on 16 floats in registers (F16: the target's own vectors), one
 // max and one min (x86) or two compare-and-selects (aarch64) per part.
@@ -51,8 +59,7 @@ inline __attribute__((always_inline)) F16 clip16(F16 x, float lo, float hi) {
 #pragma GCC unroll 4
   for (int i = 0; i < F16::kParts; ++i) {
 #if defined(__AVX512F__)
-    x.part[i] = F16::Part(
-        _mm512_min_ps(_mm512_set1_ps(hi), _mm512_max_ps(_mm512_set1_ps(lo), __m512(x.part[i]))));
+    x.part[i] = F16::Part(clip512(__m512(x.part[i]), lo, hi));
 #elif defined(__AVX__)
     x.part[i] = F16::Part(
         _mm256_min_ps(_mm256_set1_ps(hi), _mm256_max_ps(_mm256_set1_ps(lo), __m256(x.part[i]))));

@@ -133,9 +133,8 @@ TRACT_NOINLINE void row_taps_tile(const float *x, const int32_t *offset, int64_t
     for (int64_t v = 0; v < V; ++v) {
       if (bias)
         acc[c][v] = _mm512_add_ps(acc[c][v], _mm512_set1_ps(bias[c]));
-      if (clip.on) // (clip16's order: the same floats as the ClipEpilogue pass)
-        acc[c][v] = _mm512_min_ps(_mm512_set1_ps(clip.hi),
-                                  _mm512_max_ps(_mm512_set1_ps(clip.lo), acc[c][v]));
+      if (clip.on) // (clip16's step: the same floats as the ClipEpilogue pass)
+        acc[c][v] = clip512(acc[c][v], clip.lo, clip.hi);
       const int64_t n = cols - v * kRowTapsLanes;
       if (n >= kRowTapsLanes)
         _mm512_storeu_ps(y + c * plane + v * kRowTapsLanes, acc[c][v]);

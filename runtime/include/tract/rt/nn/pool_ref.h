@@ -616,19 +616,17 @@ public:
   }
 
   void operator()(const float *const *win, int64_t n, float *out) const {
+    auto row = [&](int64_t r) { return win[r]; };
     if (n == 3) {
       const float *r0 = win[0], *r1 = win[1], *r2 = win[2];
-      auto three = [=](int64_t r) { return r == 0 ? r0 : r == 1 ? r1 : r2; };
       for_blocks(out, [&](int64_t col) {
         return col >= 0 && col + 30 + kTaps <= iw_n_
                    ? pooled_columns_s2_inside3<kTaps>(r0 + col, r1 + col, r2 + col, even_, odd_,
                                                       next_, lowest_)
-                   : pooled_columns_s2<kTaps>(three, 3, col, iw_n_, even_, odd_, next_,
-                                              lowest_);
+                   : pooled_columns_s2<kTaps>(row, 3, col, iw_n_, even_, odd_, next_, lowest_);
       });
       return;
     }
-    auto row = [&](int64_t r) { return win[r]; };
     for_blocks(out, [&](int64_t col) {
       return pooled_columns_s2<kTaps>(row, n, col, iw_n_, even_, odd_, next_, lowest_);
     });
