@@ -161,7 +161,7 @@ private:
     }
     int64_t c = k0 / kvol, kh = (k0 % kvol) / g.ker[3], kw = k0 % g.ker[3];
     for (int64_t p = 0; p < kb; ++p) {
-      const float *plane = x + c * g.in_plane;
+      const float *plane = x + c * g.in_ps;
       float *row = dst + p * NR;
       int64_t s = 0, oh = j0 / ow_n, ow = j0 % ow_n;
       while (s < nb) {
@@ -270,7 +270,7 @@ private:
     int64_t c = k0 / g.ker_vol, t = k0 % g.ker_vol;
     for (int64_t p = 0; p < kb; ++p) {
       for (int64_t pnl = 0; pnl < npanels; ++pnl)
-        gather_panel(x + c * g.in_plane, delta[t], base + pnl * NR, valid[t][pnl],
+        gather_panel(x + c * g.in_ps, delta[t], base + pnl * NR, valid[t][pnl],
                      dst + pnl * pstride + p * NR);
       if (++t == g.ker_vol) {
         t = 0;
@@ -337,7 +337,7 @@ private:
       }
       float *d0 = dst + (jp / NR) * packed_panel_stride(kb);
       for (int64_t p = 0; p < kb; ++p, d0 += NR) {
-        const float *plane = x + c * g.in_plane;
+        const float *plane = x + c * g.in_ps;
         int64_t off[4];
         for (int d = 0; d < 4; ++d)
           off[d] = tap[d] * g.dil[d];
@@ -433,20 +433,23 @@ void conv_gemm_as(const float *x, const float *w, const float *bias, float *y,
   const int64_t groups = p.groups > 0 ? p.groups : 1;
   const int64_t cg = p.in_channels / groups, ocg = p.out_channels / groups;
   const int64_t k = cg * q.ker_vol, n = q.out_plane;
+  // Planes q.in_ps floats apart in x and ldc in y: dense, or padded to
+  // whole cache lines (ConvParams's plane strides).
+  const int64_t ldc = q.out_ps;
   for (int64_t b = 0; b < p.batch; ++b)
     for (int64_t g = 0; g < groups; ++g) {
-      const float *xg = x + (b * p.in_channels + g * cg) * q.in_plane;
-      const int64_t y0 = (b * p.out_channels + g * ocg) * n;
+      const float *xg = x + (b * p.in_channels + g * cg) * q.in_ps;
+      const int64_t y0 = (b * p.out_channels + g * ocg) * ldc;
       const float *bg = bias ? bias + g * ocg : nullptr;
       auto run = [&](const auto &a) {
         if (kB == ConvB::InPlace)
-          gemm_parallel(par, ocg, n, k, a, InPlaceB{xg, q.in_plane}, y + y0, n, y0, bg, epi,
+          gemm_parallel(par, ocg, n, k, a, InPlaceB{xg, q.in_ps}, y + y0, ldc, y0, bg, epi,
                         scratch);
         else if (kB == ConvB::Packed)
-          gemm_parallel(par, ocg, n, k, a, StridedB{xg, q.in_plane, 1}, y + y0, n, y0, bg,
+          gemm_parallel(par, ocg, n, k, a, StridedB{xg, q.in_ps, 1}, y + y0, ldc, y0, bg,
                         epi, scratch);
         else
-          gemm_parallel(par, ocg, n, k, a, Im2colB{xg, &q}, y + y0, n, y0, bg, epi,
+          gemm_parallel(par, ocg, n, k, a, Im2colB{xg, &q}, y + y0, ldc, y0, bg, epi,
                         scratch);
       };
       if (kWeightsPacked)

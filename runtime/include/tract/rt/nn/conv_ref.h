@@ -17,6 +17,11 @@ struct ConvParams {
   int64_t batch, in_channels, out_channels, groups;
   int64_t in_size[4], out_size[4], kernel[4], stride[4], dilation[4],
       pad_begin[4];
+  // Floats from one channel's plane to the next in x and in y; 0: the
+  // plane's size (dense NCHW). A larger stride pads each plane to whole
+  // cache lines (tractc's padded planes: the pointwise, Winograd and
+  // row-taps-with-pool kernels honour it; every other kernel needs 0).
+  int64_t in_plane_stride = 0, out_plane_stride = 0;
 };
 
 namespace detail {
@@ -26,6 +31,7 @@ namespace detail {
 struct Conv4 {
   int64_t in[4], out[4], ker[4], st[4], dil[4], pad[4];
   int64_t in_plane, out_plane, ker_vol;
+  int64_t in_ps, out_ps; // the plane strides (ConvParams's, or the planes)
 };
 
 constexpr Conv4 conv4(const ConvParams &p) {
@@ -46,6 +52,8 @@ constexpr Conv4 conv4(const ConvParams &p) {
   q.in_plane = q.in[0] * q.in[1] * q.in[2] * q.in[3];
   q.out_plane = q.out[0] * q.out[1] * q.out[2] * q.out[3];
   q.ker_vol = q.ker[0] * q.ker[1] * q.ker[2] * q.ker[3];
+  q.in_ps = p.in_plane_stride > 0 ? p.in_plane_stride : q.in_plane;
+  q.out_ps = p.out_plane_stride > 0 ? p.out_plane_stride : q.out_plane;
   return q;
 }
 

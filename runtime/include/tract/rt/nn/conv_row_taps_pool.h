@@ -118,7 +118,7 @@ void conv_row_taps_max_pool(const float *x, const float *w, const float *bias, f
   const detail::Conv4 q = detail::conv4(p);
   const detail::Pool4 r = detail::pool4(pp);
   const int64_t cout = p.out_channels, oh_n = q.out[2], ow_n = q.out[3], oplane = q.out_plane;
-  const int64_t ph_n = r.out[2], pw_n = r.out[3], pplane = r.out_plane;
+  const int64_t ph_n = r.out[2], pw_n = r.out[3], pplane = r.out_ps;
   const int64_t ring_rows = r.ker[2], row_floats = cout * ow_n;
   const int64_t units = p.batch * ph_n;
   const int64_t tasks = detail::row_taps_tasks(p, par, units);

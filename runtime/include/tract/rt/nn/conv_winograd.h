@@ -260,6 +260,10 @@ void winograd_block(const float *x, const float *u, const float *bias, float *y,
   const int64_t cin = p.in_channels, cout = p.out_channels;
   const int64_t ih_n = p.in_size[0], iw_n = p.in_size[1];
   const int64_t oh_n = p.out_size[0], ow_n = p.out_size[1];
+  // Planes in_ps floats apart in x and out_ps in y: dense, or padded to
+  // whole cache lines (ConvParams's plane strides).
+  const int64_t in_ps = p.in_plane_stride > 0 ? p.in_plane_stride : ih_n * iw_n;
+  const int64_t out_ps = p.out_plane_stride > 0 ? p.out_plane_stride : oh_n * ow_n;
   const int64_t ntp = gemm::round_up(nt, kLanes), panels_n = ntp / kLanes;
   // V: A*A x [panels x Cin x lanes], then M: A*A x [Cout x ntp], each
   // matrix kMatrixPad floats after the one before.
@@ -279,7 +283,7 @@ void winograd_block(const float *x, const float *u, const float *bias, float *y,
   // (lanes::gather4); in a panel with others, at the borders, all of them
   // by masked loads (AVX-512) or those element by element.
   split(cin, [&](int64_t ci0, int64_t ci1) {
-  const int64_t plane = ih_n * iw_n;
+  const int64_t plane = in_ps;
   for (int64_t pn = 0; pn < panels_n; ++pn) {
     int64_t row0[kLanes], col0[kLanes], img[kLanes], at[kLanes];
     uint32_t inside = 0;
@@ -292,7 +296,7 @@ void winograd_block(const float *x, const float *u, const float *bias, float *y,
       const bool in = t < t0 + nt && row0[l] >= 0 && col0[l] >= 0 && row0[l] + A <= ih_n &&
                       col0[l] + A <= iw_n;
       inside |= static_cast<uint32_t>(in) << l;
-      at[l] = in ? (img[l] * cin * ih_n + row0[l]) * iw_n + col0[l] : 0;
+      at[l] = in ? img[l] * cin * plane + row0[l] * iw_n + col0[l] : 0;
     }
     // A panel with tiles at the image's borders: each row of each tile is
     // one masked load (lanes::gather4_masked) of the columns inside the
@@ -322,7 +326,7 @@ void winograd_block(const float *x, const float *u, const float *bias, float *y,
           const bool row_in = real && r >= 0 && r < ih_n;
           for (int g = 0; g < kGroups; ++g) {
             border_cols[i][g][l] = row_in ? cols[g] : 0;
-            border_at[i][g][l] = row_in ? (img[l] * cin * ih_n + r) * iw_n + col0[l] + 2 * g : 0;
+            border_at[i][g][l] = row_in ? img[l] * cin * plane + r * iw_n + col0[l] + 2 * g : 0;
           }
         }
       }
@@ -385,7 +389,7 @@ void winograd_block(const float *x, const float *u, const float *bias, float *y,
   // tiles a row at a time (lanes::scatter4), those at the borders (and all
   // of F(2x2)'s) element by element.
   split(cout, [&](int64_t co0, int64_t co1) {
-  const int64_t plane = oh_n * ow_n;
+  const int64_t plane = out_ps;
   for (int64_t pn = 0; pn < panels_n; ++pn) {
     // Where each lane's tile lands (once per panel, not per channel: the
     // divisions cost more than the scatter).
@@ -456,6 +460,7 @@ void conv_winograd(const float *x, const float *u, const float *bias, float *y,
   const int64_t nt = gemm::min64(block_tiles<M>(p), per_thread);
   const int64_t blocks = (total + nt - 1) / nt;
   const int64_t planes = p.batch * p.out_channels, plane = p.out_size[0] * p.out_size[1];
+  const int64_t out_ps = p.out_plane_stride > 0 ? p.out_plane_stride : plane;
   const int64_t tw = (p.out_size[1] + M - 1) / M, th = (p.out_size[0] + M - 1) / M;
   const int64_t tile_rows = total / tw; // over all images: image n holds rows n*th ..
   // A ClipEpilogue (a conv's ReLU or ReLU6) clips each tile before its
@@ -480,7 +485,7 @@ void conv_winograd(const float *x, const float *u, const float *bias, float *y,
         const int64_t n = g / th, end = gemm::min64(g1, (n + 1) * th);
         const int64_t r0 = (g - n * th) * M, r1 = gemm::min64(p.out_size[0], (end - n * th) * M);
         for (int64_t c = 0; c < p.out_channels; ++c) {
-          const int64_t at = (n * p.out_channels + c) * plane + r0 * p.out_size[1];
+          const int64_t at = (n * p.out_channels + c) * out_ps + r0 * p.out_size[1];
           epi(y + at, at, gemm::opaque((r1 - r0) * p.out_size[1]));
         }
         g = end;
@@ -495,7 +500,7 @@ void conv_winograd(const float *x, const float *u, const float *bias, float *y,
     return;
   run_tasks(par, threads, [&](int64_t task) {
     for (int64_t i = planes * task / threads; i < planes * (task + 1) / threads; ++i)
-      epi(y + i * plane, i * plane, gemm::opaque(plane));
+      epi(y + i * out_ps, i * out_ps, gemm::opaque(plane));
   });
 }
 

@@ -21,10 +21,13 @@ namespace rt {
 // sums (~16 floats a cycle from L2).
 constexpr int64_t kMinReduceRowsWork = 32768;
 
-// y[r] = sum (kMean: mean) of x[r * len .. r * len + len), r < rows.
+// y[r] = sum (kMean: mean) of x[r * stride .. r * stride + len), r < rows;
+// stride 0: len (contiguous rows; a larger one: padded planes).
 template <bool kMean>
 void sum_rows(const float *x, int64_t rows, int64_t len, float *y,
-              const Parallel &par = Parallel{}) {
+              const Parallel &par = Parallel{}, int64_t stride = 0) {
+  if (stride <= 0)
+    stride = len;
   int64_t tasks = 1;
   if (par.parallel_for && rows * len >= 2 * kMinReduceRowsWork) {
     tasks = rows * len / kMinReduceRowsWork;
@@ -33,7 +36,7 @@ void sum_rows(const float *x, int64_t rows, int64_t len, float *y,
   }
   run_tasks(par, tasks, [&](int64_t t) {
     for (int64_t r = rows * t / tasks; r < rows * (t + 1) / tasks; ++r) {
-      const float s = detail::sum_in_lanes(x + r * len, len);
+      const float s = detail::sum_in_lanes(x + r * stride, len);
       // (A mean as ReduceMean's own division: the same value as reduce().)
       y[r] = kMean ? op::ReduceMean::finish(s, len) : s;
     }
