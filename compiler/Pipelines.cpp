@@ -33,6 +33,7 @@ void buildCodegenPipeline(OpPassManager &pm, const std::string &cpu,
   choose.cpu = cpu;
   choose.failOnNode = failOnNode;
   pm.addNestedPass<func::FuncOp>(createTractChooseKernelsPass(choose));
+  pm.addNestedPass<func::FuncOp>(createTractPadPlanesPass());
   pm.addNestedPass<func::FuncOp>(createTractSchedulePass());
   pm.addNestedPass<func::FuncOp>(createTractPlanMemoryPass());
 }

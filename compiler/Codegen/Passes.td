@@ -69,6 +69,32 @@ def TractChooseKernelsPass : Pass<"tract-choose-kernels", "func::FuncOp"> {
   ];
 }
 
+def TractPadPlanesPass : Pass<"tract-pad-planes", "func::FuncOp"> {
+  let summary = "pad NCHW planes to whole cache lines where every kernel on them takes plane strides";
+  let description = [{
+    After tract-choose-kernels. An f32 NCHW tensor whose H x W plane is not a
+    multiple of 16 floats (and would grow by at most an eighth) gets
+    `tract.plane_stride` on its producer, the floats from one plane to the
+    next, when its producer and every reader take plane strides: convs on
+    gemm_pointwise, im2col_gemm, winograd_f2/f4 (their input and output) and
+    row_taps_max_pool (output), standalone max and average pools, ReduceSum /
+    ReduceMean over the spatial axes (input), and channel concats that are
+    views of their operands. Planes then start on cache lines, so vector
+    loads do not straddle lines and two threads never write one line.
+
+    ```mlir
+    %0 = tract.conv %x, %w {..., tract.algorithm = "gemm_pointwise"} : ... -> tensor<1x64x13x13xf32>
+    %1 = tract.conv %0, %w2 {..., tract.algorithm = "gemm_pointwise"} : ...
+    ```
+    becomes
+    ```mlir
+    %0 = tract.conv %x, %w {..., tract.algorithm = "gemm_pointwise", tract.plane_stride = 176 : i64} : ...
+    ```
+    See compiler/Codegen/PadPlanes.cpp.
+  }];
+  let dependentDialects = ["::mlir::tract::TractDialect"];
+}
+
 def TractSchedulePass : Pass<"tract-schedule", "func::FuncOp"> {
   let summary = "reorder the function's ops to lower the peak of live arena bytes";
   let description = [{

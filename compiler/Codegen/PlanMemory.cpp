@@ -15,7 +15,8 @@
 // at stride 1 over its input (conv_depthwise_in_place_fits: output rows
 // overwrite input rows already staged). A kernel's scratch (tract.scratch_bytes,
 // from tract-choose-kernels) is one more buffer, live only while that
-// kernel runs.
+// kernel runs. A result with padded planes (tract-pad-planes) takes its
+// padded bytes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -171,7 +172,7 @@ struct PlanMemory : impl::TractPlanMemoryPassBase<PlanMemory> {
         if (auto concat = dyn_cast<ConcatOp>(op)) {
           if (auto parts = concatParts(concat, bufferOf, buffers)) {
             size_t whole = buffers.size();
-            buffers.push_back({result, nullptr, tensorBytes(result.getType()), index[&op], last});
+            buffers.push_back({result, nullptr, arenaTensorBytes(result), index[&op], last});
             int64_t at = 0;
             for (size_t b : *parts) {
               buffers[b].parent = (int64_t)whole;
@@ -182,6 +183,12 @@ struct PlanMemory : impl::TractPlanMemoryPassBase<PlanMemory> {
             }
             bufferOf[result] = whole;
             continue;
+          }
+          // No concat kernel reads or writes padded planes: tract-pad-planes
+          // pads a concat only where it can be a view.
+          if (planeStrideOf(result) > 0) {
+            concat.emitError("a concat of padded planes that is not a view of its operands");
+            return signalPassFailure();
           }
         }
         // In place: an operand's buffer whose last reader is this op (never
@@ -200,7 +207,7 @@ struct PlanMemory : impl::TractPlanMemoryPassBase<PlanMemory> {
         if (inPlace)
           continue;
         bufferOf[result] = buffers.size();
-        buffers.push_back({result, nullptr, tensorBytes(result.getType()), index[&op], last});
+        buffers.push_back({result, nullptr, arenaTensorBytes(result), index[&op], last});
       }
     }
     for (Operation &op : func.getBody().front())

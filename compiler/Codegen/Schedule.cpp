@@ -22,7 +22,7 @@ bool inArena(Value v) {
          llvm::none_of(v.getUsers(), [](Operation *u) { return isa<func::ReturnOp>(u); });
 }
 
-int64_t arenaBytes(Value v) { return inArena(v) ? tensorBytes(v.getType()) : 0; }
+int64_t arenaBytes(Value v) { return inArena(v) ? arenaTensorBytes(v) : 0; }
 
 // The peak of live arena bytes when `order` runs: a value is live from its
 // definition to its last reader in the order.

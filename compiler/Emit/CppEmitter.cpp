@@ -95,7 +95,8 @@ LogicalResult mlir::tract::emitCpp(ModuleOp module, const EmitOptions &options, 
     // the reference kernel: its scratch and thread parameters go unused.
     if (k.scratchBytes > 0 && body.find("scratch") == std::string::npos)
       src += "  (void)scratch;\n";
-    if (takesParallel(k.op) && body.find("par)") == std::string::npos)
+    if (takesParallel(k.op) && body.find("par)") == std::string::npos &&
+        body.find("par, ") == std::string::npos)
       src += "  (void)par;\n";
     src += body;
     src += "}\n\n";

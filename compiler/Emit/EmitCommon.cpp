@@ -87,7 +87,7 @@ static bool isConcatView(ConcatOp concat, const llvm::DenseMap<Value, int64_t> &
     auto it = arenaOffsets.find(in);
     if (it == arenaOffsets.end() || it->second != at)
       return false;
-    at += tensorBytes(in.getType());
+    at += arenaTensorBytes(in);
   }
   return true;
 }

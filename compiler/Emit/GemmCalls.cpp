@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Codegen/KernelChoice.h"
+#include "compiler/Codegen/Passes.h"
 #include "compiler/Emit/KernelCalls.h"
 
 #include "tract/rt/linalg/matmul_gemm.h"
@@ -74,8 +75,10 @@ LogicalResult buildRowTapsPoolCall(KernelOp kernel, ConvOp conv, MaxPoolOp pool,
   if (algorithm != "row_taps_max_pool")
     return kernel.emitError("a max pool tail needs algorithm row_taps_max_pool, got ")
            << algorithm;
+  ::tract::rt::PoolParams pp = poolParamsOf(pool);
+  pp.out_plane_stride = planeStrideOf(kernel.getResult());
   call.lines.push_back(convParamsDecl(convParamsOf(conv), "p"));
-  call.lines.push_back(poolParamsDecl(poolParamsOf(pool), "pp"));
+  call.lines.push_back(poolParamsDecl(pp, "pp"));
   call.lines.push_back(fmt::format(
       "tract::rt::conv_row_taps_max_pool(in0, in1, {}, out0, p, pp, epilogue_conv, {}, {}, "
       "par);",
@@ -101,6 +104,9 @@ LogicalResult mlir::tract::buildGemmCall(Operation *top, StringRef epilogue, Ker
   }
   if (auto conv = dyn_cast<ConvOp>(anchor)) {
     ::tract::rt::ConvParams p = convParamsOf(conv);
+    // Padded planes (tract-pad-planes) in x and y.
+    p.in_plane_stride = planeStrideOf(top->getOperand(0));
+    p.out_plane_stride = planeStrideOf(top->getResult(0));
     call.lines.push_back(convParamsDecl(p));
     auto algorithm = top->getAttrOfType<StringAttr>(kAlgorithmAttr).getValue();
     if (algorithm.starts_with("winograd_f"))

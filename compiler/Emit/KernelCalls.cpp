@@ -2,6 +2,7 @@
 #include "compiler/Emit/KernelCalls.h"
 
 #include "compiler/Codegen/KernelChoice.h"
+#include "compiler/Codegen/Passes.h"
 #include "compiler/Emit/EmitCommon.h"
 #include "compiler/Support/ElementsData.h"
 #include "tract/rt/data/transpose_ref.h"
@@ -663,17 +664,20 @@ std::string mlir::tract::declareArray(KernelCall &call, StringRef name, ArrayRef
 
 std::string mlir::tract::poolParamsDecl(const ::tract::rt::PoolParams &p, StringRef name) {
   return fmt::format(
-      "static constexpr tract::rt::PoolParams {} = {{{}, {}, {}, {}, {}, {}, {}, {}, {}, {}}};",
+      "static constexpr tract::rt::PoolParams {} = {{{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, "
+      "{}}};",
       name.str(), p.spatial_rank, p.batch_channels, four(p.in_size), four(p.out_size),
       four(p.kernel), four(p.stride), four(p.dilation), four(p.pad_begin), four(p.pad_end),
-      p.count_include_pad ? "true" : "false");
+      p.count_include_pad ? "true" : "false", p.in_plane_stride, p.out_plane_stride);
 }
 
 std::string mlir::tract::convParamsDecl(const ::tract::rt::ConvParams &p, StringRef name) {
   return fmt::format(
-      "static constexpr tract::rt::ConvParams {} = {{{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}}};",
+      "static constexpr tract::rt::ConvParams {} = {{{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, "
+      "{}, {}}};",
       name.str(), p.spatial_rank, p.batch, p.in_channels, p.out_channels, p.groups, four(p.in_size),
-      four(p.out_size), four(p.kernel), four(p.stride), four(p.dilation), four(p.pad_begin));
+      four(p.out_size), four(p.kernel), four(p.stride), four(p.dilation), four(p.pad_begin),
+      p.in_plane_stride, p.out_plane_stride);
 }
 
 ::tract::rt::ResizeParams mlir::tract::resizeParamsOf(ResizeOp resize) {
@@ -765,9 +769,11 @@ LogicalResult mlir::tract::buildKernelCall(Operation *op, KernelCall &call) {
   if (int64_t rows = trailingSumRows(op)) {
     // One contiguous row per output (a global average pool), split over
     // the threads (reduce/reduce_rows.h).
+    // (Rows planeStrideOf apart where its input has padded planes.)
     auto x = typeOf(op->getOperand(0));
-    b.line(fmt::format("tract::rt::sum_rows<{}>(in0, {}, {}, out0, par);",
-                       isa<ReduceMeanOp>(op) ? "true" : "false", rows, x.getNumElements() / rows));
+    b.line(fmt::format("tract::rt::sum_rows<{}>(in0, {}, {}, out0, par, {});",
+                       isa<ReduceMeanOp>(op) ? "true" : "false", rows, x.getNumElements() / rows,
+                       planeStrideOf(op->getOperand(0))));
     call.flops = x.getNumElements();
     call.path = "sum_rows";
     return success();
@@ -827,7 +833,10 @@ LogicalResult mlir::tract::buildKernelCall(Operation *op, KernelCall &call) {
       .Case<MaxPoolOp, AvgPoolOp>([&](auto p) {
         // (The verifier allows 1 to 4 spatial dims, as PoolParams holds.)
         int64_t spatial = typeOf(p.getInput()).getRank() - 2;
-        b.line(poolParamsDecl(poolParamsOf(p)));
+        ::tract::rt::PoolParams params = poolParamsOf(p);
+        params.in_plane_stride = planeStrideOf(p.getInput()); // (tract-pad-planes)
+        params.out_plane_stride = planeStrideOf(p.getResult());
+        b.line(poolParamsDecl(params));
         b.line(std::is_same_v<decltype(p), AvgPoolOp> ? "tract::rt::avg_pool(in0, out0, p, par);"
                                                        : "tract::rt::max_pool(in0, out0, p, par);");
         call.flops = n * product(p.getKernelShape());
