@@ -76,7 +76,8 @@ def main():
     args = ap.parse_args()
     root = os.path.join(REPO, "build", "zoo" if args.zoo else "bench")
     models = os.path.join(root, "models")
-    names = [n for n in args.only.split(",") if n] or sorted(os.listdir(models))
+    names = [n for n in args.only.split(",") if n] or sorted(
+        n for n in os.listdir(models) if os.path.isdir(os.path.join(models, n)))
     print(f"tractc --cpu={args.cpu}, g++ {args.cxxflags}")
     print("| model | threads | old ms | new ms | new / old (paired) |\n|---|---|---|---|---|")
     for name in names:
