@@ -20,8 +20,9 @@
 //   readers: those convs through their input (operand 0), those pools, a
 //            ReduceSum / ReduceMean over the two spatial axes (a global
 //            average pool), and such a concat.
-// A conv fused with element-wise ops that read other tensors keeps dense
-// planes: its epilogue finds them by the output's flat index. Graph inputs
+// A conv fused with element-wise ops that read other tensors writes dense
+// planes (its epilogue finds them by the output's flat index), though it
+// may read padded ones, unless its input is one of those. Graph inputs
 // and outputs stay dense. Padding is worth it only where it adds at most an
 // eighth to the plane (169 -> 176 floats, not 49 -> 64).
 //
@@ -141,15 +142,14 @@ struct PadPlanes : impl::TractPadPlanesPassBase<PadPlanes> {
         return padded.count(user->getResult(0)) > 0;
       if (use.getOperandNumber() != 0 || llvm::count(user->getOperands(), use.get()) != 1)
         return false;
-      if (isStandalonePool(user) || isSpatialSum(user))
-        return true;
-      return isStridedConv(user) && epilogueReadsOnlyItsChain(user);
+      // (A conv whose epilogue reads other tensors still reads its input
+      // through the strides: the epilogue's indices are the output's.)
+      return isStandalonePool(user) || isSpatialSum(user) || isStridedConv(user);
     };
     // Drop what one reader or writer cannot take, until nothing changes: a
     // concat stays padded only with all its operands, and an operand only
     // with a padded concat.
     for (bool changed = true; changed;) {
-      changed = false;
       SmallVector<Value> drop;
       for (auto [value, stride] : padded) {
         Operation *def = value.getDefiningOp();

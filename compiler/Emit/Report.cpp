@@ -1,4 +1,5 @@
 //===- Report.cpp - the --report JSON ------------------------------------------===//
+#include "compiler/Codegen/Passes.h"
 #include "compiler/Emit/CppEmitter.h"
 #include "compiler/Emit/EmitCommon.h"
 #include "compiler/Emit/ThreadChoice.h"
@@ -26,13 +27,18 @@ std::string mlir::tract::emitReport(ModuleOp module, const EmitOptions &options)
     for (int64_t d : t.getShape())
       shape.push_back(d);
     auto off = pm.arenaOffsets.find(v);
-    return llvm::json::Object{
+    // (Padded planes, tract-pad-planes: the bytes the arena holds, and the
+    // floats from one plane to the next.)
+    llvm::json::Object o{
         {"tensor", utf8(pm.tensorName(v))},
         {"shape", std::move(shape)},
         {"dtype", dtypeName(t.getElementType())},
-        {"bytes", tensorBytes(t)},
+        {"bytes", arenaTensorBytes(v)},
         {"arena_offset", off == pm.arenaOffsets.end() ? llvm::json::Value(nullptr)
                                                       : llvm::json::Value(off->second)}};
+    if (int64_t stride = planeStrideOf(v))
+      o["plane_stride"] = stride;
+    return o;
   };
   llvm::json::Array kernels;
   for (const Kernel &k : pm.kernels) {

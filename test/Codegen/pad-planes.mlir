@@ -56,3 +56,24 @@ func.func @dense_readers(%x: tensor<1x32x13x13xf32>) -> (tensor<1x32x13x13xf32>,
   }
   return %1, %3 : tensor<1x32x13x13xf32>, tensor<1x32x13x13xf32>
 }
+
+// -----
+
+// A conv whose fused add reads another tensor by the output's index writes
+// dense planes, but reads its padded input through the strides.
+// CHECK-LABEL: func @residual_reader
+// CHECK: tract.conv {{.*}}tract.plane_stride = 176 : i64
+// CHECK: tract.kernel
+// CHECK-NOT: tract.plane_stride
+// CHECK: return
+func.func @residual_reader(%x: tensor<1x32x13x13xf32>, %y: tensor<1x32x13x13xf32>) -> tensor<1x32x13x13xf32> {
+  %a = tract.const dense<0.5> : tensor<32x32x1x1xf32>
+  %0 = tract.conv %x, %a {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1} : (tensor<1x32x13x13xf32>, tensor<32x32x1x1xf32>) -> tensor<1x32x13x13xf32>
+  %1 = tract.kernel(%0, %a, %y) : (tensor<1x32x13x13xf32>, tensor<32x32x1x1xf32>, tensor<1x32x13x13xf32>) -> tensor<1x32x13x13xf32> {
+  ^bb0(%in: tensor<1x32x13x13xf32>, %w: tensor<32x32x1x1xf32>, %res: tensor<1x32x13x13xf32>):
+    %c = tract.conv %in, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1} : (tensor<1x32x13x13xf32>, tensor<32x32x1x1xf32>) -> tensor<1x32x13x13xf32>
+    %s = tract.add %c, %res : tensor<1x32x13x13xf32>, tensor<1x32x13x13xf32> -> tensor<1x32x13x13xf32>
+    tract.yield %s : tensor<1x32x13x13xf32>
+  }
+  return %1 : tensor<1x32x13x13xf32>
+}

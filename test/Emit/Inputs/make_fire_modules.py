@@ -9,9 +9,10 @@ usage: make_fire_modules.py OUT_DIR
          Concat (32 channels)
       -> MaxPool 3x3 stride 2 (ceil_mode: 13 x 13)
       -> fire 2: squeeze ->4, expands ->8 and ->8 (16 channels)
-      -> Conv 1x1 16->16 plus fire 2's output (a residual: the conv's
-         epilogue looks that tensor up by index, so it stays dense)
-      -> Conv 3x3 16->6 -> Relu, read by an AveragePool 3x3 stride 1 pad 1
+      -> Conv 1x1 16->32 plus the pool's output (a residual: the conv's
+         epilogue looks that tensor up by index, so the pool's output and the
+         conv's stay dense; the conv reads fire 2's padded output)
+      -> Conv 3x3 32->6 -> Relu, read by an AveragePool 3x3 stride 1 pad 1
          (-> Z[1,6,13,13], a graph output: dense) and a GlobalAveragePool
          (-> Y[1,6,1,1]).
   OUT_DIR/x.npy, OUT_DIR/want_y.npy, OUT_DIR/want_z.npy.
@@ -89,9 +90,9 @@ def main():
     nodes.append(helper.make_node("MaxPool", [h], ["pooled"], name="pool", kernel_shape=[3, 3],
                                   strides=[2, 2], ceil_mode=1))
     h = fire("fire2", "pooled", 32, 4, 8)
-    r = conv_node("mix", h, 16, 16, 1, relu=False)
-    nodes.append(helper.make_node("Add", [r, h], ["res"], name="residual"))
-    c = conv_node("head", "res", 16, 6, 3)
+    r = conv_node("mix", h, 16, 32, 1, relu=False)
+    nodes.append(helper.make_node("Add", [r, "pooled"], ["res"], name="residual"))
+    c = conv_node("head", "res", 32, 6, 3)
     nodes.append(helper.make_node("AveragePool", [c], ["Z"], name="avg", kernel_shape=[3, 3],
                                   pads=[1, 1, 1, 1]))
     nodes.append(helper.make_node("GlobalAveragePool", [c], ["Y"], name="gap"))
@@ -117,8 +118,9 @@ def main():
 
     x = rng.standard_normal((1, 8, 27, 27)).astype(np.float32)
     h = run_fire("fire1", run_conv("stem", x.astype(np.float64)))
-    h = run_fire("fire2", max_pool_3x3_s2_ceil(h))
-    res = run_conv("mix", h, relu=False) + h
+    pooled = max_pool_3x3_s2_ceil(h)
+    h = run_fire("fire2", pooled)
+    res = run_conv("mix", h, relu=False) + pooled
     c = run_conv("head", res)
     z = avg_pool_3x3_pad1(c)
     np.save(f"{out}/x.npy", x)
