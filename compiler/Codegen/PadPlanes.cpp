@@ -13,18 +13,21 @@
 // tract-pad-planes gives a tensor padded planes (kPlaneStrideAttr on its
 // producer: the floats from one plane to the next) when every kernel that
 // writes or reads it takes plane strides:
-//   writers: convs on gemm_pointwise, im2col_gemm, winograd_f2/f4 and
-//            row_taps_max_pool, standalone max and average pools, and a
-//            concat of byte ranges (a view: its operands' producers write
-//            into it) whose operands are all padded;
-//   readers: those convs through their input (operand 0), those pools, a
-//            ReduceSum / ReduceMean over the two spatial axes (a global
-//            average pool), and such a concat.
-// A conv fused with element-wise ops that read other tensors writes dense
-// planes (its epilogue finds them by the output's flat index), though it
-// may read padded ones, unless its input is one of those. Graph inputs
-// and outputs stay dense. Padding is worth it only where it adds at most an
-// eighth to the plane (169 -> 176 floats, not 49 -> 64).
+//   writers: convs on gemm_pointwise, im2col_gemm, winograd_f2/f4,
+//            row_taps_max_pool and pointwise_from_lanes, standalone max
+//            and average pools, and a concat of byte ranges (a view: its
+//            operands' producers write into it) whose operands are all
+//            padded;
+//   readers: those convs (but the stem's) and pointwise_to_lanes through
+//            their input (operand 0), those pools, a ReduceSum /
+//            ReduceMean over the two spatial axes (a global average pool),
+//            and such a concat.
+// A kernel's fused element-wise ops find the other tensors they read (a
+// residual add's) by the output's flat index: its output is padded only
+// with each of those, all of its own type (the same stride, so the same
+// padded index), and with none of another shape. Graph inputs and outputs
+// stay dense. Padding is worth it only where it adds at most an eighth to
+// the plane (169 -> 176 floats, 196 -> 208, not 49 -> 64).
 //
 //===----------------------------------------------------------------------===//
 
@@ -65,26 +68,50 @@ bool isStridedConv(Operation *top) {
          a == "winograd_f4";
 }
 
-// `top`'s fused ops are element-wise and read nothing but the chain from
-// its anchor (and tail): its epilogue never looks another tensor up by the
-// output's flat index, which padding would shift.
-bool epilogueReadsOnlyItsChain(Operation *top) {
+// Kernels that write NCHW through the strides: those convs, the stem's conv
+// with its pool, and a 1x1 conv out of lane layout.
+bool writesStrided(Operation *top) {
+  StringRef a = algorithmOf(top);
+  return isStridedConv(top) || a == "row_taps_max_pool" || a == "pointwise_from_lanes";
+}
+
+// Kernels that read their NCHW input (operand 0) through the strides: those
+// convs and a 1x1 conv into lane layout.
+bool readsStrided(Operation *top) {
+  return isStridedConv(top) || algorithmOf(top) == "pointwise_to_lanes";
+}
+
+// The operands of `top` that its fused element-wise ops read (a residual
+// add's other tensor), each of the kernel's own result type: the epilogue
+// reads them at the output's flat index, which with padded planes is the
+// same padded index in a tensor padded the same way. None where the
+// epilogue cannot run on padded planes: a fused op that is not
+// element-wise, or reads a tensor of another shape (a broadcast finds its
+// element from the index by dense plane sizes).
+std::optional<SmallVector<unsigned>> epilogueOperands(Operation *top) {
   auto kernel = dyn_cast<KernelOp>(top);
   if (!kernel)
-    return true;
+    return SmallVector<unsigned>{};
   Operation *anchor = kernel.getAnchor(), *tail = kernel.getTail();
   Operation *last = tail ? tail : anchor;
-  if (!anchor || kernel.getResult().getType() != last->getResult(0).getType())
-    return false;
+  Type result = kernel.getResult().getType();
+  if (!anchor || result != last->getResult(0).getType())
+    return std::nullopt;
+  SmallVector<unsigned> operands;
   for (Operation &op : kernel.getBody().front().without_terminator()) {
     if (&op == anchor || &op == tail)
       continue;
-    if (!isElementwise(&op) || llvm::any_of(op.getOperands(), [](Value v) {
-          return isa<BlockArgument>(v);
-        }))
-      return false;
+    if (!isElementwise(&op))
+      return std::nullopt;
+    for (Value v : op.getOperands()) {
+      if (auto arg = dyn_cast<BlockArgument>(v)) {
+        if (arg.getType() != result)
+          return std::nullopt;
+        operands.push_back(arg.getArgNumber());
+      }
+    }
   }
-  return true;
+  return operands;
 }
 
 bool isStandalonePool(Operation *op) { return isa<MaxPoolOp, AvgPoolOp>(op); }
@@ -123,8 +150,7 @@ bool writesPadded(Operation *op) {
     return false;
   if (isStandalonePool(op) || isChannelConcatView(op))
     return true;
-  return (isStridedConv(op) || algorithmOf(op) == "row_taps_max_pool") &&
-         epilogueReadsOnlyItsChain(op);
+  return writesStrided(op) && epilogueOperands(op).has_value();
 }
 
 struct PadPlanes : impl::TractPadPlanesPassBase<PadPlanes> {
@@ -140,15 +166,22 @@ struct PadPlanes : impl::TractPadPlanesPassBase<PadPlanes> {
       Operation *user = use.getOwner();
       if (isa<ConcatOp>(user))
         return padded.count(user->getResult(0)) > 0;
-      if (use.getOperandNumber() != 0 || llvm::count(user->getOperands(), use.get()) != 1)
+      if (llvm::count(user->getOperands(), use.get()) != 1)
         return false;
-      // (A conv whose epilogue reads other tensors still reads its input
+      // Read by the epilogue at the output's index: only where the output
+      // is padded too (the same type, so the same stride).
+      if (std::optional<SmallVector<unsigned>> epi = epilogueOperands(user);
+          epi && llvm::is_contained(*epi, use.getOperandNumber()))
+        return padded.count(user->getResult(0)) > 0;
+      // (A kernel whose epilogue reads other tensors still reads its input
       // through the strides: the epilogue's indices are the output's.)
-      return isStandalonePool(user) || isSpatialSum(user) || isStridedConv(user);
+      return use.getOperandNumber() == 0 &&
+             (isStandalonePool(user) || isSpatialSum(user) || readsStrided(user));
     };
     // Drop what one reader or writer cannot take, until nothing changes: a
     // concat stays padded only with all its operands, and an operand only
-    // with a padded concat.
+    // with a padded concat; a kernel's output only with every tensor its
+    // epilogue reads, and those only with the output.
     for (bool changed = true; changed;) {
       SmallVector<Value> drop;
       for (auto [value, stride] : padded) {
@@ -158,6 +191,10 @@ struct PadPlanes : impl::TractPadPlanesPassBase<PadPlanes> {
           keep = keep && llvm::all_of(concat.getInputs(), [&](Value in) {
                    return padded.count(in) > 0;
                  });
+        if (std::optional<SmallVector<unsigned>> epi = epilogueOperands(def); epi && keep)
+          keep = llvm::all_of(*epi, [&](unsigned i) {
+            return padded.count(def->getOperand(i)) > 0;
+          });
         if (!keep)
           drop.push_back(value);
       }

@@ -76,10 +76,12 @@ def TractPadPlanesPass : Pass<"tract-pad-planes", "func::FuncOp"> {
     multiple of 16 floats (and would grow by at most an eighth) gets
     `tract.plane_stride` on its producer, the floats from one plane to the
     next, when its producer and every reader take plane strides: convs on
-    gemm_pointwise, im2col_gemm, winograd_f2/f4 (their input and output) and
-    row_taps_max_pool (output), standalone max and average pools, ReduceSum /
+    gemm_pointwise, im2col_gemm, winograd_f2/f4 (their input and output),
+    row_taps_max_pool and pointwise_from_lanes (output) and
+    pointwise_to_lanes (input), standalone max and average pools, ReduceSum /
     ReduceMean over the spatial axes (input), and channel concats that are
-    views of their operands. Planes then start on cache lines, so vector
+    views of their operands; a residual that a kernel's epilogue reads is
+    padded with the kernel's output or neither is. Planes then start on cache lines, so vector
     loads do not straddle lines and two threads never write one line.
 
     ```mlir

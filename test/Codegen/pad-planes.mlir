@@ -77,3 +77,39 @@ func.func @residual_reader(%x: tensor<1x32x13x13xf32>, %y: tensor<1x32x13x13xf32
   }
   return %1 : tensor<1x32x13x13xf32>
 }
+
+// -----
+
+// A residual of the kernel's own type, padded with its output: the
+// epilogue reads it at the output's (padded) index. The two convs on %x
+// and the kernel with the residual add write padded planes; a kernel whose
+// epilogue reads a tensor of another shape (a per-channel scale) writes
+// dense ones.
+// CHECK-LABEL: func @padded_residual
+// CHECK: tract.conv {{.*}}tract.plane_stride = 176 : i64
+// CHECK: tract.conv {{.*}}tract.plane_stride = 176 : i64
+// CHECK: tract.kernel
+// CHECK-SAME: tract.plane_stride = 176 : i64
+// CHECK: tract.kernel
+// CHECK-NOT: tract.plane_stride
+// CHECK: return
+func.func @padded_residual(%x: tensor<1x32x13x13xf32>) -> tensor<1x32x13x13xf32> {
+  %a = tract.const dense<0.5> : tensor<32x32x1x1xf32>
+  %s = tract.const dense<2.0> : tensor<1x32x1x1xf32>
+  %0 = tract.conv %x, %a {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1} : (tensor<1x32x13x13xf32>, tensor<32x32x1x1xf32>) -> tensor<1x32x13x13xf32>
+  %r = tract.conv %x, %a {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1} : (tensor<1x32x13x13xf32>, tensor<32x32x1x1xf32>) -> tensor<1x32x13x13xf32>
+  %1 = tract.kernel(%0, %a, %r) : (tensor<1x32x13x13xf32>, tensor<32x32x1x1xf32>, tensor<1x32x13x13xf32>) -> tensor<1x32x13x13xf32> {
+  ^bb0(%in: tensor<1x32x13x13xf32>, %w: tensor<32x32x1x1xf32>, %res: tensor<1x32x13x13xf32>):
+    %c = tract.conv %in, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1} : (tensor<1x32x13x13xf32>, tensor<32x32x1x1xf32>) -> tensor<1x32x13x13xf32>
+    %t = tract.add %c, %res : tensor<1x32x13x13xf32>, tensor<1x32x13x13xf32> -> tensor<1x32x13x13xf32>
+    tract.yield %t : tensor<1x32x13x13xf32>
+  }
+  %2 = tract.kernel(%1, %a, %s) : (tensor<1x32x13x13xf32>, tensor<32x32x1x1xf32>, tensor<1x32x1x1xf32>) -> tensor<1x32x13x13xf32> {
+  ^bb0(%in: tensor<1x32x13x13xf32>, %w: tensor<32x32x1x1xf32>, %sc: tensor<1x32x1x1xf32>):
+    %c = tract.conv %in, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, group = 1} : (tensor<1x32x13x13xf32>, tensor<32x32x1x1xf32>) -> tensor<1x32x13x13xf32>
+    %t = tract.mul %c, %sc : tensor<1x32x13x13xf32>, tensor<1x32x1x1xf32> -> tensor<1x32x13x13xf32>
+    tract.yield %t : tensor<1x32x13x13xf32>
+  }
+  %3 = tract.relu %2 : tensor<1x32x13x13xf32>
+  return %3 : tensor<1x32x13x13xf32>
+}

@@ -8,6 +8,7 @@
 // pool and GEMM paths are checked too.
 #include "tract/rt/io/thread_pool.h"
 #include "tract/rt/nn/conv_gemm.h"
+#include "tract/rt/nn/conv_lanes.h"
 #include "tract/rt/nn/conv_row_taps_pool.h"
 #include "tract/rt/nn/conv_winograd.h"
 #include "tract/rt/nn/pool_ref.h"
@@ -284,5 +285,72 @@ TEST(PaddedPlanes, SumRowsWithAStride) {
     rt::sum_rows<true>(x.data(), rows, len, dense.data(), par);
     rt::sum_rows<true>(xp.data(), rows, len, got.data(), par, stride);
     EXPECT_EQ(got, dense) << "threads " << threads;
+  }
+}
+
+TEST(PaddedPlanes, PointwiseIntoAndOutOfLanes) {
+  // MobileNetV2's 14 x 14 stage: an expand reading NCHW into 16-channel
+  // lanes, a projection out of lanes into NCHW (16 -> 24: a partial block).
+  for (int64_t c : {16, 24}) {
+    const rt::ConvParams p = conv2d(32, c, 14, 14, 1, 0);
+    SCOPED_TRACE(::testing::Message() << "32 <-> " << c << " channels");
+    const int64_t plane = 14 * 14, stride = padded(plane);
+    const auto w = random_vec<float>(size_t(32 * c), 17);
+    const auto bias = random_vec<float>(size_t(32), 18);
+    rt::ThreadPool pool(2);
+    for (int threads = 1; threads <= 2; ++threads) {
+      const int64_t per = rt::from_lanes_scratch_floats();
+      std::vector<float> scratch(size_t(per * threads));
+      rt::Parallel par{rt::ThreadPool::parallel_for, &pool, threads, scratch.data() + per, per};
+      for (bool clip_in_tiles : {false, true}) {
+        SCOPED_TRACE(::testing::Message() << "threads " << threads
+                                          << (clip_in_tiles ? ", ReLU6 in the tiles" : ", ReLU"));
+        auto run_epi = [&](auto &&run) {
+          if (clip_in_tiles)
+            run(rt::ClipEpilogue{0.0f, 6.0f});
+          else
+            run(Relu{});
+        };
+        {
+          // NCHW (c channels) into lanes (32): the input padded.
+          rt::ConvParams q = conv2d(c, 32, 14, 14, 1, 0);
+          std::vector<float> pw(size_t(rt::lane_weight_floats(32, c)));
+          rt::pack_lane_weights(w.data(), 32, c, pw.data());
+          const auto x = random_vec<float>(size_t(c * plane), 19);
+          std::vector<float> dense(size_t(32 * plane)), got(dense.size());
+          run_epi([&](const auto &epi) {
+            rt::conv_pointwise_to_lanes(x.data(), pw.data(), bias.data(), dense.data(), q, epi,
+                                        par);
+          });
+          q.in_plane_stride = stride;
+          const auto xp = pad_planes(x, c, plane, stride);
+          run_epi([&](const auto &epi) {
+            rt::conv_pointwise_to_lanes(xp.data(), pw.data(), bias.data(), got.data(), q, epi,
+                                        par);
+          });
+          EXPECT_EQ(std::memcmp(got.data(), dense.data(), sizeof(float) * got.size()), 0)
+              << "into lanes";
+        }
+        {
+          // Lanes (32 channels) out into NCHW (c): the output padded.
+          rt::ConvParams q = p;
+          std::vector<float> pw(size_t(rt::lane_weight_floats(c, 32)));
+          rt::pack_lane_weights(w.data(), c, 32, pw.data());
+          const auto x = random_vec<float>(size_t(32 * plane), 20);
+          std::vector<float> dense(size_t(c * plane));
+          run_epi([&](const auto &epi) {
+            rt::conv_pointwise_from_lanes(x.data(), pw.data(), bias.data(), dense.data(), q, epi,
+                                          scratch.data(), par);
+          });
+          q.out_plane_stride = stride;
+          std::vector<float> got(size_t(c * stride), kOutputPad);
+          run_epi([&](const auto &epi) {
+            rt::conv_pointwise_from_lanes(x.data(), pw.data(), bias.data(), got.data(), q, epi,
+                                          scratch.data(), par);
+          });
+          expect_padded_equal(got, dense, c, plane, stride);
+        }
+      }
+    }
   }
 }

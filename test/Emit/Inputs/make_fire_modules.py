@@ -9,13 +9,14 @@ usage: make_fire_modules.py OUT_DIR
          Concat (32 channels)
       -> MaxPool 3x3 stride 2 (ceil_mode: 13 x 13)
       -> fire 2: squeeze ->4, expands ->8 and ->8 (16 channels)
-      -> Conv 1x1 16->32 plus the pool's output (a residual: the conv's
-         epilogue looks that tensor up by index, so the pool's output and the
-         conv's stay dense; the conv reads fire 2's padded output)
+      -> Conv 1x1 16->32 plus the pool's output plus a second graph input
+         R[1,32,13,13] (residuals: the conv's epilogue looks them up by
+         index, and R, a graph input, is dense, so the conv's output and the
+         pool's stay dense; the conv reads fire 2's padded output)
       -> Conv 3x3 32->6 -> Relu, read by an AveragePool 3x3 stride 1 pad 1
          (-> Z[1,6,13,13], a graph output: dense) and a GlobalAveragePool
          (-> Y[1,6,1,1]).
-  OUT_DIR/x.npy, OUT_DIR/want_y.npy, OUT_DIR/want_z.npy.
+  OUT_DIR/x.npy, OUT_DIR/r.npy, OUT_DIR/want_y.npy, OUT_DIR/want_z.npy.
 """
 import sys
 
@@ -91,14 +92,16 @@ def main():
                                   strides=[2, 2], ceil_mode=1))
     h = fire("fire2", "pooled", 32, 4, 8)
     r = conv_node("mix", h, 16, 32, 1, relu=False)
-    nodes.append(helper.make_node("Add", [r, "pooled"], ["res"], name="residual"))
+    nodes.append(helper.make_node("Add", [r, "pooled"], ["res0"], name="residual"))
+    nodes.append(helper.make_node("Add", ["res0", "R"], ["res"], name="residual_input"))
     c = conv_node("head", "res", 32, 6, 3)
     nodes.append(helper.make_node("AveragePool", [c], ["Z"], name="avg", kernel_shape=[3, 3],
                                   pads=[1, 1, 1, 1]))
     nodes.append(helper.make_node("GlobalAveragePool", [c], ["Y"], name="gap"))
     graph = helper.make_graph(
         nodes, "fire_modules",
-        [helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 8, 27, 27])],
+        [helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 8, 27, 27]),
+         helper.make_tensor_value_info("R", TensorProto.FLOAT, [1, 32, 13, 13])],
         [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [1, 6, 1, 1]),
          helper.make_tensor_value_info("Z", TensorProto.FLOAT, [1, 6, 13, 13])],
         inits)
@@ -120,10 +123,12 @@ def main():
     h = run_fire("fire1", run_conv("stem", x.astype(np.float64)))
     pooled = max_pool_3x3_s2_ceil(h)
     h = run_fire("fire2", pooled)
-    res = run_conv("mix", h, relu=False) + pooled
+    r_in = rng.standard_normal((1, 32, 13, 13)).astype(np.float32)
+    res = run_conv("mix", h, relu=False) + pooled + r_in
     c = run_conv("head", res)
     z = avg_pool_3x3_pad1(c)
     np.save(f"{out}/x.npy", x)
+    np.save(f"{out}/r.npy", r_in)
     np.save(f"{out}/want_y.npy", c.mean(axis=(2, 3), keepdims=True).astype(np.float32))
     np.save(f"{out}/want_z.npy", z.astype(np.float32))
 

@@ -31,7 +31,7 @@ public:
   ~ThreadPool() {
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      stop_ = true;
+      stop_.store(true, std::memory_order_relaxed);
     }
     wake_.notify_all();
     for (std::thread &t : workers_)
@@ -108,13 +108,18 @@ private:
       int64_t count;
       // A model runs its kernels back to back: spin a little before
       // sleeping, so the next kernel's tasks start without a futex wake-up.
-      for (int spin = 0; spin < 20000 && published_.load(std::memory_order_acquire) == seen;
+      // (Not past the pool's end: on a busy machine each yield can cost a
+      // time slice, and 20000 of them held the destructor for seconds.)
+      for (int spin = 0; spin < 20000 && published_.load(std::memory_order_acquire) == seen &&
+                         !stop_.load(std::memory_order_relaxed);
            ++spin)
         std::this_thread::yield();
       {
         std::unique_lock<std::mutex> lock(mutex_);
-        wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
-        if (stop_)
+        wake_.wait(lock, [&] {
+          return stop_.load(std::memory_order_relaxed) || generation_ != seen;
+        });
+        if (stop_.load(std::memory_order_relaxed))
           return;
         // (A job is published only when the one before is done, which
         // needed this thread's tasks: no job with tasks for it is missed.)
@@ -137,7 +142,7 @@ private:
   std::atomic<int64_t> done_{0}; // tasks of the current job finished
   uint64_t generation_ = 0;
   std::atomic<uint64_t> published_{0}; // generation_, readable without the lock
-  bool stop_ = false;
+  std::atomic<bool> stop_{false}; // (also read while spinning, without the lock)
 #if defined(TRACT_POOL_TASK_TIMES)
   TaskTimes times_;
 #endif

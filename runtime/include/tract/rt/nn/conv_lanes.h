@@ -466,6 +466,7 @@ void conv_pointwise_to_lanes(const float *x, const float *w, const float *bias, 
                              const Parallel &par = Parallel{}) {
   constexpr int64_t L = lanes::kLanes, R = kToLanesPixels, NB = kLanesTileBlocks;
   const int64_t plane = detail::conv4(p).out_plane, cin = p.in_channels;
+  const int64_t in_ps = detail::conv4(p).in_ps;
   const int64_t blocks = p.out_channels / L;
   const detail::LanesSplit split =
       detail::lanes_split(par, p.batch * p.out_channels * cin * plane, p.batch, plane, blocks,
@@ -477,7 +478,8 @@ void conv_pointwise_to_lanes(const float *x, const float *w, const float *bias, 
     for (int64_t u = split.units * t / split.tasks; u < split.units * (t + 1) / split.tasks;
          ++u) {
       const detail::LanesUnit e = detail::lanes_unit(split, u, plane, blocks);
-      const float *xb = x + e.b * cin * plane;
+      // (NCHW x: planes in_ps apart, padded planes as ConvParams says.)
+      const float *xb = x + e.b * cin * (kInLanes ? plane : in_ps);
       float *yb = y + e.b * p.out_channels * plane;
       // Pixel i's input channels: planes apart in NCHW; in lane layout
       // 16 side by side, pixels 16 floats apart.
@@ -488,7 +490,7 @@ void conv_pointwise_to_lanes(const float *x, const float *w, const float *bias, 
         if constexpr (kInLanes)
           return Taps{xb + i * L, 0, plane * L};
         else
-          return Taps{xb + i, plane};
+          return Taps{xb + i, in_ps};
       };
       // Whole tiles block by block; the pixels past them (a 7 x 7 map's
       // last) for a group of blocks at once (detail::lanes_tail_blocks).
@@ -763,6 +765,8 @@ void conv_pointwise_from_lanes(const float *x, const float *w, const float *bias
                                const Parallel &par = Parallel{}) {
   constexpr int64_t L = lanes::kLanes, R = kFromLanesPixels;
   const int64_t plane = detail::conv4(p).out_plane, cin = p.in_channels;
+  // y's planes out_ps floats apart: dense, or padded (ConvParams).
+  const int64_t out_ps = detail::conv4(p).out_ps;
   const int64_t cblocks = cin / L, oblocks = (p.out_channels + L - 1) / L;
   const detail::LanesSplit split =
       detail::lanes_split(par, p.batch * p.out_channels * cin * plane, p.batch, plane, oblocks,
@@ -787,7 +791,7 @@ void conv_pointwise_from_lanes(const float *x, const float *w, const float *bias
       // output channels; those rows null).
       auto block_rows = [&](int64_t ob, float **to) {
         for (int64_t j = 0; j < L; ++j)
-          to[j] = ob * L + j < p.out_channels ? y + (e.b * p.out_channels + ob * L + j) * plane
+          to[j] = ob * L + j < p.out_channels ? y + (e.b * p.out_channels + ob * L + j) * out_ps
                                               : nullptr;
       };
       auto block_bias = [&](int64_t ob, float *to) {
@@ -848,7 +852,7 @@ void conv_pointwise_from_lanes(const float *x, const float *w, const float *bias
       if constexpr (!kClipsInTiles<Epi>) { // (else clipped in the tiles)
         const int64_t o1 = e.o1 * L < p.out_channels ? e.o1 * L : p.out_channels;
         for (int64_t o = e.o0 * L; o < o1; ++o) {
-          const int64_t at = (e.b * p.out_channels + o) * plane + e.i0;
+          const int64_t at = (e.b * p.out_channels + o) * out_ps + e.i0;
           epi(y + at, at, detail::opaque(e.i1 - e.i0));
         }
       }
