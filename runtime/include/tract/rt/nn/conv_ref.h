@@ -20,7 +20,8 @@ struct ConvParams {
   // Floats from one channel's plane to the next in x and in y; 0: the
   // plane's size (dense NCHW). A larger stride pads each plane to whole
   // cache lines (tractc's padded planes: conv_gemm's pointwise and im2col
-  // paths and conv_winograd honour it; every other kernel needs 0).
+  // paths, conv_winograd, and the NCHW side of conv_pointwise_to_lanes /
+  // _from_lanes honour it; every other kernel needs 0).
   int64_t in_plane_stride = 0, out_plane_stride = 0;
 };
 
