@@ -465,8 +465,8 @@ void conv_pointwise_to_lanes(const float *x, const float *w, const float *bias, 
                              const ConvParams &p, const Epi &epi,
                              const Parallel &par = Parallel{}) {
   constexpr int64_t L = lanes::kLanes, R = kToLanesPixels, NB = kLanesTileBlocks;
-  const int64_t plane = detail::conv4(p).out_plane, cin = p.in_channels;
-  const int64_t in_ps = detail::conv4(p).in_ps;
+  const detail::Conv4 q = detail::conv4(p);
+  const int64_t plane = q.out_plane, in_ps = q.in_ps, cin = p.in_channels;
   const int64_t blocks = p.out_channels / L;
   const detail::LanesSplit split =
       detail::lanes_split(par, p.batch * p.out_channels * cin * plane, p.batch, plane, blocks,
@@ -764,9 +764,9 @@ void conv_pointwise_from_lanes(const float *x, const float *w, const float *bias
                                const ConvParams &p, const Epi &epi, float *scratch,
                                const Parallel &par = Parallel{}) {
   constexpr int64_t L = lanes::kLanes, R = kFromLanesPixels;
-  const int64_t plane = detail::conv4(p).out_plane, cin = p.in_channels;
   // y's planes out_ps floats apart: dense, or padded (ConvParams).
-  const int64_t out_ps = detail::conv4(p).out_ps;
+  const detail::Conv4 q = detail::conv4(p);
+  const int64_t plane = q.out_plane, out_ps = q.out_ps, cin = p.in_channels;
   const int64_t cblocks = cin / L, oblocks = (p.out_channels + L - 1) / L;
   const detail::LanesSplit split =
       detail::lanes_split(par, p.batch * p.out_channels * cin * plane, p.batch, plane, oblocks,

@@ -262,8 +262,8 @@ void winograd_block(const float *x, const float *u, const float *bias, float *y,
   const int64_t oh_n = p.out_size[0], ow_n = p.out_size[1];
   // Planes in_ps floats apart in x and out_ps in y: dense, or padded to
   // whole cache lines (ConvParams's plane strides).
-  const int64_t in_ps = p.in_plane_stride > 0 ? p.in_plane_stride : ih_n * iw_n;
-  const int64_t out_ps = p.out_plane_stride > 0 ? p.out_plane_stride : oh_n * ow_n;
+  const rt::detail::Conv4 q = rt::detail::conv4(p);
+  const int64_t in_ps = q.in_ps, out_ps = q.out_ps;
   const int64_t ntp = gemm::round_up(nt, kLanes), panels_n = ntp / kLanes;
   // V: A*A x [panels x Cin x lanes], then M: A*A x [Cout x ntp], each
   // matrix kMatrixPad floats after the one before.
@@ -460,7 +460,7 @@ void conv_winograd(const float *x, const float *u, const float *bias, float *y,
   const int64_t nt = gemm::min64(block_tiles<M>(p), per_thread);
   const int64_t blocks = (total + nt - 1) / nt;
   const int64_t planes = p.batch * p.out_channels, plane = p.out_size[0] * p.out_size[1];
-  const int64_t out_ps = p.out_plane_stride > 0 ? p.out_plane_stride : plane;
+  const int64_t out_ps = rt::detail::conv4(p).out_ps;
   const int64_t tw = (p.out_size[1] + M - 1) / M, th = (p.out_size[0] + M - 1) / M;
   const int64_t tile_rows = total / tw; // over all images: image n holds rows n*th ..
   // A ClipEpilogue (a conv's ReLU or ReLU6) clips each tile before its
