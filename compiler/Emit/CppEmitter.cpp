@@ -114,7 +114,8 @@ LogicalResult mlir::tract::emitCpp(ModuleOp module, const EmitOptions &options, 
     threadScratch = std::max(threadScratch, (k.scratchBytes + 63) / 64 * 64);
     takesHook = takesHook || takesParallel(k.op);
   }
-  const bool oneThread = !options.alwaysSplit && runsOnOneThread(pm, options.oneCoreBytes);
+  const ThreadPlan plan = chooseThreadPlan(pm, options.oneCoreBytes, options.alwaysSplit);
+  const bool oneThread = plan == ThreadPlan::OneThread;
   const bool parallel = takesHook && !oneThread;
   if (oneThread)
     threadScratch = 0;
@@ -145,13 +146,17 @@ LogicalResult mlir::tract::emitCpp(ModuleOp module, const EmitOptions &options, 
     src += "  unsigned char *a = static_cast<unsigned char *>(arena);\n";
   else
     src += "  (void)arena;\n";
+  if (parallel && plan == ThreadPlan::ByRows)
+    src += fmt::format("  // {} bytes of weights and tensors with every kernel short, and each\n"
+                       "  // kernel splits by output rows: each core reads again what it wrote.\n",
+                       modelFootprintBytes(pm));
   if (parallel)
     src += fmt::format("  const tract::rt::Parallel par{{parallel_for, pool, threads < 1 ? 1 : threads,\n"
-                       "      {}, {}}};\n",
+                       "      {}, {}, {}}};\n",
                        threadScratch > 0
                            ? fmt::format("reinterpret_cast<float *>(a + {})", pm.arenaBytes)
                            : std::string("nullptr"),
-                       threadScratch / 4);
+                       threadScratch / 4, plan == ThreadPlan::ByRows ? "true" : "false");
   else
     src += "  (void)parallel_for;\n  (void)pool;\n  (void)threads;\n";
   if (takesHook && oneThread)

@@ -116,14 +116,15 @@ std::string mlir::tract::emitReport(ModuleOp module, const EmitOptions &options)
           {"onnx_nodes", std::move(nodes)},
           {"reason", reason ? utf8(reason.getValue().str()) : std::string()}});
     }
-  const bool oneThread = !options.alwaysSplit && runsOnOneThread(pm, options.oneCoreBytes);
+  const ThreadPlan plan = chooseThreadPlan(pm, options.oneCoreBytes, options.alwaysSplit);
   llvm::json::Object root{{"model", utf8(options.modelName)},
                           {"target", options.target},
                           {"cpu", options.target == "spirv" ? "" : options.cpu},
                           {"host_cpu", options.hostCpu},
                           {"arena_bytes", pm.arenaBytes},
                           {"weights_bytes", (int64_t)pm.weights.size()},
-                          {"one_thread", oneThread},
+                          {"one_thread", plan == ThreadPlan::OneThread},
+                          {"by_rows", plan == ThreadPlan::ByRows},
                           {"fixed_inputs", std::move(fixed)},
                           {"fallbacks", std::move(fallbacks)},
                           {"kernels", std::move(kernels)},

@@ -12,11 +12,20 @@
 // (0.054-0.062 ms), because every switch between one and two cores is a
 // hand-off too. So the choice is made for the whole model, here.
 //
+// Such a model can still use a second core when its kernels split alike:
+// each by rows of its output map (tract::rt::Parallel::by_rows), a conv on
+// the rows it then reads again in the next one, so the hand-offs shrink to
+// a k x k conv's halo rows. Where every kernel that does real work can
+// (the lane kernels of a depthwise-separable CNN), the model splits by
+// rows: the keyword spotter at two threads 0.044 -> 0.035 ms on an Intel
+// Xeon (Sapphire Rapids class), where per-kernel splits took 0.051.
+//
 //===----------------------------------------------------------------------===//
 #ifndef TRACT_EMIT_THREADCHOICE_H
 #define TRACT_EMIT_THREADCHOICE_H
 
 #include <cstdint>
+#include <string>
 
 namespace mlir::tract {
 
@@ -26,11 +35,24 @@ struct PlannedModel;
 /// one core (2M multiply-adds at ~200 GFLOP/s), a few hand-offs' worth.
 inline constexpr int64_t kShortKernelFlops = 4'000'000;
 
-/// Whether `pm` runs every kernel on the calling thread whatever thread
-/// count the application passes: it fits `oneCoreBytes` (the L2 of one
-/// core of the CPU model, compiler/Support/CpuModels.h: 1 MiB on Zen 4 and
-/// Zen 5) and every kernel is short (kShortKernelFlops).
-bool runsOnOneThread(const PlannedModel &pm, int64_t oneCoreBytes);
+/// How a model's kernels use the application's threads.
+enum class ThreadPlan {
+  PerKernel, // each kernel splits its own way, if its work pays for it
+  OneThread, // every kernel on the calling thread
+  ByRows,    // kernels split by output rows, alike (Parallel::by_rows)
+};
+
+/// A model that fits `oneCoreBytes` (the L2 of one core of the CPU model,
+/// compiler/Support/CpuModels.h: 1 MiB on Zen 4 and Zen 5) with every
+/// kernel short (kShortKernelFlops) splits ByRows where each kernel that
+/// would split can split by rows (splitsByRows), else runs OneThread
+/// (PerKernel with `alwaysSplit`, for testing the threaded paths); any
+/// other model splits PerKernel.
+ThreadPlan chooseThreadPlan(const PlannedModel &pm, int64_t oneCoreBytes, bool alwaysSplit);
+
+/// Whether kernel algorithm `algorithm` splits by output rows under
+/// Parallel::by_rows (tract/rt/nn/conv_lanes.h, conv_depthwise.h).
+bool splitsByRows(const std::string &algorithm);
 
 /// Total bytes the model touches in a run: weights, arena, inputs, outputs.
 int64_t modelFootprintBytes(const PlannedModel &pm);

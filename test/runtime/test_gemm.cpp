@@ -506,7 +506,7 @@ TEST(ConvLanes, SplitPrefersPixelStripesOutOfLanes) {
                         Case{1, 196, true, 2, 1}, Case{1, 196, false, 2, 2},
                         Case{1, 49, true, 1, 2}, Case{3, 130, true, 2, 1},
                         Case{1, 3136, true, 25, 1}}) {
-    const rt::detail::LanesSplit s = rt::detail::lanes_split(par, work, c.batch, c.plane, 4, c.fine);
+    const rt::detail::LanesSplit s = rt::detail::lanes_split(par, work, c.batch, c.plane, 1, 4, c.fine);
     EXPECT_EQ(s.stripes, c.stripes) << c.plane << (c.fine ? " fine" : "");
     EXPECT_EQ(s.groups, c.groups) << c.plane << (c.fine ? " fine" : "");
     EXPECT_EQ(s.tasks, 2);

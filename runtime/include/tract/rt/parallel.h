@@ -34,6 +34,16 @@ struct Parallel {
   // (task 0 uses the kernel's own planned scratch).
   float *extra_scratch = nullptr;
   int64_t scratch_stride = 0;
+  // Split by rows: every kernel that can gives task t output rows
+  // [rows * t / tasks, rows * (t + 1) / tasks) of its map, whatever it
+  // would pick for itself, so in a chain of such kernels on maps of one
+  // size each task reads the rows its thread wrote a kernel before (only a
+  // k x k conv's halo rows come from another core). The compiler asks for
+  // it where the whole model fits one core's cache (compiler/Emit/
+  // ThreadChoice.h): there a kernel's own best split (output channels,
+  // say) costs more in reading the other core's half of its input than it
+  // saves.
+  bool by_rows = false;
 
   float *scratch_of(int64_t task, float *own) const {
     return task == 0 ? own : extra_scratch + (task - 1) * scratch_stride;
@@ -43,6 +53,9 @@ struct Parallel {
 // Below this many multiply-adds a kernel is not split: waking another
 // thread costs a few microseconds, as much as ~100k FMAs at one core's speed.
 constexpr int64_t kMinParallelWork = 200000;
+
+// First output row of task t of `tasks` over `rows` rows (Parallel::by_rows).
+constexpr int64_t row_share(int64_t t, int64_t tasks, int64_t rows) { return rows * t / tasks; }
 
 // Runs f(0) ... f(count - 1) through the hook (count <= par.threads), or
 // inline when there is none or only one task.

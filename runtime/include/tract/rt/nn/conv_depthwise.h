@@ -96,12 +96,35 @@ inline DepthwiseGeometry depthwise_geometry(const ConvParams &p) {
   return g;
 }
 
-// Scratch floats conv_depthwise needs (per task): the lane-layout weights
-// and bias, the ring of staged rows plus one zero row, one output row.
-inline int64_t depthwise_scratch_floats(const ConvParams &p) {
+// Scratch floats conv_depthwise_rows needs: the lane-layout weights and
+// bias, the ring of staged rows plus one zero row, one output row.
+inline int64_t depthwise_rows_scratch_floats(const ConvParams &p) {
   const detail::Conv4 q = detail::conv4(p);
   const DepthwiseGeometry g = depthwise_geometry(p);
   return lanes::kLanes * (q.ker_vol + 1 + g.row_w * (g.ring_rows + 1) + g.out_w);
+}
+
+// Split by rows in place (Parallel::by_rows, y == x), a task's first
+// output rows read input rows above its own, and its last ones rows below,
+// which the neighbouring tasks overwrite: each task first copies those halo
+// rows (every block's, (kh - 1) x dil rows of iw x 16 floats) into its
+// scratch, in a job of their own, before any task writes. Where that takes
+// more than kMaxDepthwiseHaloFloats (large maps, whose models do not run by
+// rows), an in-place conv splits by blocks instead.
+constexpr int64_t kMaxDepthwiseHaloFloats = 8192;
+
+inline int64_t depthwise_halo_floats(const ConvParams &p) {
+  if (!conv_depthwise_in_place_fits(p))
+    return 0;
+  const detail::Conv4 q = detail::conv4(p);
+  const int64_t floats = p.in_channels * (q.ker[2] - 1) * q.dil[2] * q.in[3];
+  return floats <= kMaxDepthwiseHaloFloats ? floats : 0;
+}
+
+// Scratch floats conv_depthwise needs (per task): conv_depthwise_rows's and
+// the halo rows of an in-place split by rows.
+inline int64_t depthwise_scratch_floats(const ConvParams &p) {
+  return depthwise_rows_scratch_floats(p) + depthwise_halo_floats(p);
 }
 
 namespace detail {
@@ -335,18 +358,31 @@ void conv_depthwise_rows(const float *w, const float *bias, float *y, const Conv
 }
 
 // conv_depthwise_rows staging x's rows: kInLanes, x in lane layout (one
-// plain copy per row), else NCHW (16 rows transposed).
+// plain copy per row), else NCHW (16 rows transposed). `halo`: where an
+// in-place split by rows copied input rows [h0, r0) above and [r1, ...)
+// below the task's own rows [r0, r1) of each block (depthwise_halo_floats);
+// null otherwise.
+struct DepthwiseHalo {
+  float *rows = nullptr; // per block: `above` rows, then the rows below
+  int64_t r0 = 0, r1 = 0, above = 0, per_block = 0;
+};
+
 template <bool kInLanes, bool kOutLanes, class Epi>
 void conv_depthwise_channels(const float *x, const float *w, const float *bias, float *y,
                              const ConvParams &p, const Epi &epi, float *scratch, int64_t r0,
-                             int64_t r1) {
+                             int64_t r1, const DepthwiseHalo &halo = DepthwiseHalo{}) {
   constexpr int64_t L = lanes::kLanes;
   const detail::Conv4 q = detail::conv4(p);
   const int64_t multiplier = p.out_channels / p.groups, iw_n = q.in[3];
   auto stage = [&](int64_t b, int64_t o0, int64_t ih, float *staged) {
     if (kInLanes) {
-      std::memcpy(staged, x + (b * p.in_channels + o0) * q.in_plane + ih * iw_n * L,
-                  sizeof(float) * static_cast<size_t>(iw_n * L));
+      const float *from = x + (b * p.in_channels + o0) * q.in_plane + ih * iw_n * L;
+      if (halo.rows && (ih < halo.r0 || ih >= halo.r1)) {
+        const int64_t slot = ih < halo.r0 ? ih - (halo.r0 - halo.above)
+                                          : halo.above + ih - halo.r1;
+        from = halo.rows + ((o0 / L) * halo.per_block + slot) * iw_n * L;
+      }
+      std::memcpy(staged, from, sizeof(float) * static_cast<size_t>(iw_n * L));
       return;
     }
     const float *in_rows[L];
@@ -359,11 +395,67 @@ void conv_depthwise_channels(const float *x, const float *w, const float *bias, 
   conv_depthwise_rows<kOutLanes>(w, bias, y, p, stage, epi, scratch, r0, r1);
 }
 
+namespace detail {
+
+// conv_depthwise split by rows (Parallel::by_rows, one image): task t of
+// `tasks` computes output rows row_share(t) ... of every block. In place,
+// a first job copies each task's halo rows (depthwise_halo_floats).
+template <bool kInLanes, bool kOutLanes, class Epi>
+void conv_depthwise_by_rows(const float *x, const float *w, const float *bias, float *y,
+                            const ConvParams &p, const Epi &epi, float *scratch,
+                            const Parallel &par, int64_t tasks) {
+  constexpr int64_t L = lanes::kLanes;
+  const Conv4 q = conv4(p);
+  const int64_t oh_n = q.out[2], blocks = depthwise_row_count(p) / oh_n;
+  const bool in_place = x == y;
+  // In place, output row oh reads input rows oh - pad ... oh - pad +
+  // (kh - 1) x dil: `above` rows above its own, `below` below.
+  const int64_t above = q.pad[2], below = (q.ker[2] - 1) * q.dil[2] - q.pad[2];
+  auto halo_of = [&](int64_t t) {
+    DepthwiseHalo h;
+    if (!in_place)
+      return h;
+    h.rows = par.scratch_of(t, scratch) + depthwise_rows_scratch_floats(p);
+    h.r0 = row_share(t, tasks, oh_n);
+    h.r1 = row_share(t + 1, tasks, oh_n);
+    h.above = above;
+    h.per_block = above + below;
+    return h;
+  };
+  if (in_place)
+    run_tasks(par, tasks, [&](int64_t t) {
+      const DepthwiseHalo h = halo_of(t);
+      const int64_t row_floats = q.in[3] * L;
+      for (int64_t ob = 0; ob < blocks; ++ob) {
+        const float *plane = x + ob * L * q.in_plane;
+        float *to = h.rows + ob * h.per_block * row_floats;
+        for (int64_t ih = max_of(h.r0 - above, 0); ih < h.r0; ++ih)
+          std::memcpy(to + (ih - (h.r0 - above)) * row_floats, plane + ih * row_floats,
+                      sizeof(float) * static_cast<size_t>(row_floats));
+        for (int64_t ih = h.r1; ih < min_of(h.r1 + below, q.in[2]); ++ih)
+          std::memcpy(to + (above + ih - h.r1) * row_floats, plane + ih * row_floats,
+                      sizeof(float) * static_cast<size_t>(row_floats));
+      }
+    });
+  run_tasks(par, tasks, [&](int64_t t) {
+    const DepthwiseHalo h = halo_of(t);
+    const int64_t r0 = row_share(t, tasks, oh_n), r1 = row_share(t + 1, tasks, oh_n);
+    for (int64_t ob = 0; ob < blocks; ++ob)
+      conv_depthwise_channels<kInLanes, kOutLanes>(x, w, bias, y, p, epi,
+                                                   par.scratch_of(t, scratch), ob * oh_n + r0,
+                                                   ob * oh_n + r1, h);
+  });
+}
+
+} // namespace detail
+
 // Output rows (depthwise_row_count) are split over par.threads tasks, each
 // with its own scratch (par.scratch_of). kInLanes / kOutLanes as for
 // conv_depthwise_channels (conv_depthwise_lanes_fits). y may be x when
 // both are in lane layout and conv_depthwise_in_place_fits: then tasks
-// split whole blocks of each image.
+// split whole blocks of each image. With Parallel::by_rows and one image,
+// tasks split the rows of every block instead (in place too, where
+// depthwise_halo_floats has room for the halo rows).
 template <bool kInLanes = false, bool kOutLanes = false, class Epi>
 void conv_depthwise(const float *x, const float *w, const float *bias, float *y,
                     const ConvParams &p, const Epi &epi, float *scratch,
@@ -375,11 +467,15 @@ void conv_depthwise(const float *x, const float *w, const float *bias, float *y,
   // core's half of its input (KWS at 2 threads: 0.083 -> 0.067 ms split).
   const int64_t work = 4 * p.batch * p.out_channels * q.out_plane * q.ker_vol;
   const int64_t rows = depthwise_row_count(p);
+  const bool split = par.parallel_for && work >= kMinParallelWork;
+  if (split && par.by_rows && p.batch == 1 && q.out[2] > 1 &&
+      (x != y || depthwise_halo_floats(p) > 0))
+    return detail::conv_depthwise_by_rows<kInLanes, kOutLanes>(x, w, bias, y, p, epi, scratch,
+                                                               par, min_of(par.threads, q.out[2]));
   // Tasks take `unit` rows at a time: one in general, a whole block of an
   // image in place.
   const int64_t unit = kInLanes && kOutLanes && x == y ? q.out[2] : 1, units = rows / unit;
-  const int64_t tasks =
-      par.parallel_for && work >= kMinParallelWork ? min_of(par.threads, units) : 1;
+  const int64_t tasks = split ? min_of(par.threads, units) : 1;
   run_tasks(par, tasks, [&](int64_t t) {
     conv_depthwise_channels<kInLanes, kOutLanes>(x, w, bias, y, p, epi, par.scratch_of(t, scratch),
                                                  units * t / tasks * unit,

@@ -51,7 +51,7 @@ inline bool conv_expand_depthwise_pays(const ConvParams &pe, const ConvParams &p
 // Scratch floats per task: the depthwise conv's (the expand writes into its
 // ring).
 inline int64_t expand_depthwise_scratch_floats(const ConvParams &pd) {
-  return depthwise_scratch_floats(pd);
+  return depthwise_rows_scratch_floats(pd);
 }
 
 // y = depthwise(epi_expand(conv1x1(x, we) + be), wd) + bd, then epi; pe and

@@ -116,13 +116,24 @@ constexpr int64_t kMinLanesTaskPixels = 64;
 
 struct LanesSplit {
   int64_t stripes, groups, units, tasks;
+  int64_t row_w; // stripes of whole output rows this wide (Parallel::by_rows), or 0
 };
 
 inline LanesSplit lanes_split(const Parallel &par, int64_t work, int64_t batch, int64_t plane,
-                              int64_t blocks, bool fine_stripes) {
+                              int64_t row_w, int64_t blocks, bool fine_stripes) {
   LanesSplit s;
+  s.row_w = 0;
   s.stripes = (plane + kLanesEpilogueStripe - 1) / kLanesEpilogueStripe;
   const int64_t threads = par.parallel_for && work >= kMinParallelWork ? par.threads : 1;
+  if (par.by_rows && threads > 1 && batch == 1) {
+    // The rows every by_rows kernel gives task t (row_share): one stripe
+    // per task, stripe t its rows.
+    const int64_t rows = plane / row_w;
+    s.row_w = row_w;
+    s.stripes = s.units = s.tasks = threads < rows ? threads : rows;
+    s.groups = 1;
+    return s;
+  }
   if (fine_stripes && threads > 1 && batch * s.stripes < 4 * threads) {
     // Finer stripes, a multiple of the threads when there is one image.
     const int64_t per_image = (4 * threads + batch - 1) / batch;
@@ -146,9 +157,12 @@ struct LanesUnit {
 };
 
 // Stripe k of n over `plane` pixels starts at a multiple of 16 (whole
-// register tiles), the last one ends at the plane's end.
-inline int64_t lanes_stripe_start(int64_t k, int64_t n, int64_t plane) {
-  return k >= n ? plane : plane * k / n / 16 * 16;
+// register tiles), or at row_share's row when rows are `row_w` wide; the
+// last one ends at the plane's end.
+inline int64_t lanes_stripe_start(int64_t k, int64_t n, int64_t plane, int64_t row_w = 0) {
+  if (k >= n)
+    return plane;
+  return row_w ? row_share(k, n, plane / row_w) * row_w : plane * k / n / 16 * 16;
 }
 
 inline LanesUnit lanes_unit(const LanesSplit &s, int64_t u, int64_t plane, int64_t blocks) {
@@ -156,8 +170,8 @@ inline LanesUnit lanes_unit(const LanesSplit &s, int64_t u, int64_t plane, int64
   const int64_t per_group = s.units / s.groups;
   const int64_t g = u / per_group, stripe = u % per_group;
   r.b = stripe / s.stripes;
-  r.i0 = lanes_stripe_start(stripe % s.stripes, s.stripes, plane);
-  r.i1 = lanes_stripe_start(stripe % s.stripes + 1, s.stripes, plane);
+  r.i0 = lanes_stripe_start(stripe % s.stripes, s.stripes, plane, s.row_w);
+  r.i1 = lanes_stripe_start(stripe % s.stripes + 1, s.stripes, plane, s.row_w);
   r.o0 = blocks * g / s.groups;
   r.o1 = blocks * (g + 1) / s.groups;
   return r;
@@ -469,8 +483,8 @@ void conv_pointwise_to_lanes(const float *x, const float *w, const float *bias, 
   const int64_t plane = q.out_plane, in_ps = q.in_ps, cin = p.in_channels;
   const int64_t blocks = p.out_channels / L;
   const detail::LanesSplit split =
-      detail::lanes_split(par, p.batch * p.out_channels * cin * plane, p.batch, plane, blocks,
-                          false);
+      detail::lanes_split(par, p.batch * p.out_channels * cin * plane, p.batch, plane, q.out[3],
+                          blocks, false);
   float zero_bias[detail::kMaxLanesTailBlocks * L] = {};
   static_assert(NB <= detail::kMaxLanesTailBlocks, "zero_bias covers a tile's blocks");
   const LaneClip clip = lane_clip_of(epi);
@@ -769,8 +783,8 @@ void conv_pointwise_from_lanes(const float *x, const float *w, const float *bias
   const int64_t plane = q.out_plane, out_ps = q.out_ps, cin = p.in_channels;
   const int64_t cblocks = cin / L, oblocks = (p.out_channels + L - 1) / L;
   const detail::LanesSplit split =
-      detail::lanes_split(par, p.batch * p.out_channels * cin * plane, p.batch, plane, oblocks,
-                          true);
+      detail::lanes_split(par, p.batch * p.out_channels * cin * plane, p.batch, plane, q.out[3],
+                          oblocks, true);
   static_assert(R * kLanesTileBlocks <= kMaxFromLanesTilePixels &&
                     2 * R <= kMaxFromLanesTilePixels &&
                     1 * detail::lanes_tail_blocks(1) <= kMaxFromLanesTilePixels &&
