@@ -13,9 +13,14 @@
 // int -> float conversions, under the default -ftrapping-math); every
 // function here is straight-line code with selects only at the end.
 // tanh:    Cephes' odd polynomial for |x| < 0.625, else 1 - 2 / (e^2|x| + 1).
-// erf:     Cephes' odd polynomial for |x| < 0.8 (relative accuracy near 0),
-//          else 1 - erfc with Numerical Recipes' erfc (fractional error
-//          < 1.2e-7).
+// erf:     an odd polynomial for |x| <= 0.921875 (relative accuracy near
+//          0), else 1 - e^-q(|x|) with q a degree-8 polynomial: no division
+//          (the coefficients of N. Juffa's faithfully rounded erff, which
+//          ONNX Runtime's MLAS uses too), within 1.2e-7 of libm's erf
+//          relative on every float in [-6, 6]. A bias add and GELU on a
+//          Sapphire Rapids class Xeon: 0.76 -> 0.49 ns per float on long
+//          rows, 1.10 -> 0.78 in the GEMM's 16-float calls, where 1 - erfc
+//          took a vector division per 16 floats.
 // tanh, erf, sigmoid and SiLU take e^x from exp_normal on a clamped
 // argument (their results saturate long before it leaves the normal range):
 // GELU 67 -> 48 cycles per 16 floats, tanh 39 -> 25 on Zen 4.
@@ -149,29 +154,28 @@ TRACT_RT_INLINE float tanh(float x) {
 TRACT_RT_INLINE float erf(float x) {
   const float a = std::fabs(x);
   const float z = x * x;
-  float p = 7.853861353153693e-5f;
-  p = p * z - 8.010193625184903e-4f;
-  p = p * z + 5.188327685732524e-3f;
-  p = p * z - 2.685381193529856e-2f;
-  p = p * z + 1.128358514861418e-1f;
-  p = p * z - 3.761262582423300e-1f;
-  p = p * z + 1.128379165726710e+0f;
-  const float small = x * p;
-  const float t = 1.0f / (1.0f + 0.5f * a);
-  float q = 0.17087277f;
-  q = q * t - 0.82215223f;
-  q = q * t + 1.48851587f;
-  q = q * t - 1.13520398f;
-  q = q * t + 0.27886807f;
-  q = q * t - 0.18628806f;
-  q = q * t + 0.09678418f;
-  q = q * t + 0.37409196f;
-  q = q * t + 1.00002368f;
-  q = q * t - 1.26551223f;
-  const float erfc = t * exp_normal(clamp_exp_arg(-z + q));
-  const float big = 1.0f - erfc;
+  // |x| <= 0.921875: an odd polynomial, x + x * p(x^2).
+  float p = -5.99104969e-4f;
+  p = p * z + 4.99339588e-3f;
+  p = p * z - 2.67667342e-2f;
+  p = p * z + 1.12818025e-1f;
+  p = p * z - 3.76124859e-1f;
+  p = p * z + 1.28379151e-1f;
+  const float small = x + x * p;
+  // Beyond: 1 - e^-q(|x|), q a polynomial in |x| (no division); |x| is
+  // clamped where erf is 1 to float precision, so e^-q stays normal.
+  const float t = a < 3.925f ? a : 3.925f;
+  float q = 1.72948930e-5f;
+  q = q * t - 3.83208680e-4f;
+  q = q * t + 3.88393435e-3f;
+  q = q * t - 2.42545605e-2f;
+  q = q * t + 1.06777847e-1f;
+  q = q * t + 6.34846687e-1f;
+  q = q * t + 1.28717512e-1f;
+  q = q * t + t;
+  const float big = a < 3.925f ? 1.0f - exp_normal(-q) : 1.0f;
   const float signed_big = x < 0.0f ? -big : big;
-  const float y = a < 0.8f ? small : signed_big;
+  const float y = a <= 0.921875f ? small : signed_big;
   return x == x ? y : x;
 }
 
