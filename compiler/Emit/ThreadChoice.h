@@ -17,8 +17,9 @@
 // the rows it then reads again in the next one, so the hand-offs shrink to
 // a k x k conv's halo rows. Where every kernel that does real work can
 // (the lane kernels of a depthwise-separable CNN), the model splits by
-// rows: the keyword spotter at two threads 0.044 -> 0.035 ms on an Intel
-// Xeon (Sapphire Rapids class), where per-kernel splits took 0.051.
+// rows: the keyword spotter at two threads 0.044-0.048 -> 0.037-0.040 ms on
+// an Intel Xeon (Sapphire Rapids class), where per-kernel splits took
+// 0.050-0.060.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TRACT_EMIT_THREADCHOICE_H
