@@ -493,13 +493,17 @@ void addEpilogue(KernelCall &call, StringRef name, StringRef T, const ElementCod
                                      code.clip->first, code.clip->second));
     return;
   }
-  call.lines.push_back(
-      fmt::format("auto {} = [&]({} *v, int64_t i0, int64_t count) {{", name.str(), T.str()));
+  // (known_count: the GEMM may pass a whole tile's count as a constant,
+  // which the TRACT_UNROLL(1) loop takes as one vector operation.)
+  call.lines.push_back(fmt::format(
+      "auto {} = tract::rt::gemm::known_count([&]({} *v, int64_t i0, int64_t count) {{",
+      name.str(), T.str()));
   for (const std::string &l : code.hoisted)
     call.lines.push_back("  " + l);
   if (identity) {
     call.lines.push_back("  (void)v, (void)i0, (void)count;");
   } else {
+    call.lines.push_back("  TRACT_UNROLL(1)");
     call.lines.push_back("  for (int64_t j = 0; j < count; ++j) {");
     call.lines.push_back("    const int64_t i = i0 + j;");
     call.lines.push_back("    (void)i;");
@@ -511,7 +515,7 @@ void addEpilogue(KernelCall &call, StringRef name, StringRef T, const ElementCod
   if (code.clip)
     call.lines.push_back(fmt::format("  tract::rt::clip_in_place(v, count, {}, {});",
                                      code.clip->first, code.clip->second));
-  call.lines.push_back("};");
+  call.lines.push_back("});");
 }
 
 // A tract.kernel: its anchor's call writes out0, then one loop applies the

