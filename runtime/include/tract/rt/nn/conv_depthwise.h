@@ -359,9 +359,9 @@ void conv_depthwise_rows(const float *w, const float *bias, float *y, const Conv
 
 // conv_depthwise_rows staging x's rows: kInLanes, x in lane layout (one
 // plain copy per row), else NCHW (16 rows transposed). `halo`: where an
-// in-place split by rows copied input rows [h0, r0) above and [r1, ...)
-// below the task's own rows [r0, r1) of each block (depthwise_halo_floats);
-// null otherwise.
+// in-place split by rows copied the `above` input rows before the task's
+// own rows [r0, r1) of each block and the rows after them
+// (depthwise_halo_floats); its rows are null otherwise.
 struct DepthwiseHalo {
   float *rows = nullptr; // per block: `above` rows, then the rows below
   int64_t r0 = 0, r1 = 0, above = 0, per_block = 0;
