@@ -114,7 +114,8 @@ LogicalResult mlir::tract::emitCpp(ModuleOp module, const EmitOptions &options, 
     threadScratch = std::max(threadScratch, (k.scratchBytes + 63) / 64 * 64);
     takesHook = takesHook || takesParallel(k.op);
   }
-  const ThreadPlan plan = chooseThreadPlan(pm, options.oneCoreBytes, options.alwaysSplit);
+  const ThreadPlan plan = chooseThreadPlan(pm, options.oneCoreBytes, options.smallModelsByRows,
+                                             options.alwaysSplit);
   const bool oneThread = plan == ThreadPlan::OneThread;
   const bool parallel = takesHook && !oneThread;
   if (oneThread)

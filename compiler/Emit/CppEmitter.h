@@ -17,6 +17,7 @@ struct EmitOptions {
   std::string cpu = "generic"; // the CPU model's name (--cpu; compiler/Support/CpuModels.h)
   std::string hostCpu;         // --cpu=native: LLVM's name for the build machine's CPU
   int64_t oneCoreBytes = int64_t(1) << 20; // the CPU model's L2 (ThreadChoice.h)
+  bool smallModelsByRows = false;          // the CPU model's (ThreadChoice.h)
   bool withMain = false;
   bool fp16Gemm = false; // spirv: tiled GEMMs on cooperative-matrix units (--fp16-gemm)
   bool alwaysSplit = false; // --always-split: no model runs on one thread (ThreadChoice.h)

@@ -116,7 +116,8 @@ std::string mlir::tract::emitReport(ModuleOp module, const EmitOptions &options)
           {"onnx_nodes", std::move(nodes)},
           {"reason", reason ? utf8(reason.getValue().str()) : std::string()}});
     }
-  const ThreadPlan plan = chooseThreadPlan(pm, options.oneCoreBytes, options.alwaysSplit);
+  const ThreadPlan plan = chooseThreadPlan(pm, options.oneCoreBytes, options.smallModelsByRows,
+                                             options.alwaysSplit);
   llvm::json::Object root{{"model", utf8(options.modelName)},
                           {"target", options.target},
                           {"cpu", options.target == "spirv" ? "" : options.cpu},

@@ -26,13 +26,15 @@ bool mlir::tract::splitsByRows(const std::string &algorithm) {
 }
 
 ThreadPlan mlir::tract::chooseThreadPlan(const PlannedModel &pm, int64_t oneCoreBytes,
-                                         bool alwaysSplit) {
+                                         bool smallByRows, bool alwaysSplit) {
   if (modelFootprintBytes(pm) > oneCoreBytes)
     return ThreadPlan::PerKernel;
   for (const Kernel &k : pm.kernels)
     if (k.call.flops > kShortKernelFlops)
       return ThreadPlan::PerKernel;
   const ThreadPlan unsplit = alwaysSplit ? ThreadPlan::PerKernel : ThreadPlan::OneThread;
+  if (!smallByRows)
+    return unsplit;
   // Kernels below the runtime's kMinParallelWork (multiply-adds) run on
   // the calling thread whatever the plan: they need not split by rows.
   bool splits = false;

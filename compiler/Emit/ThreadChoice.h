@@ -19,7 +19,10 @@
 // (the lane kernels of a depthwise-separable CNN), the model splits by
 // rows: the keyword spotter at two threads 0.044-0.048 -> 0.037-0.040 ms on
 // an Intel Xeon (Sapphire Rapids class), where per-kernel splits took
-// 0.050-0.060.
+// 0.050-0.060. Only where the CPU model says the cores hand data over
+// cheaply (CpuModel::smallModelsByRows): on the Zen 5 VM, whose cores are
+// three times as far apart, the same split took 0.058-0.070 ms against one
+// thread's 0.042-0.045.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TRACT_EMIT_THREADCHOICE_H
@@ -45,11 +48,13 @@ enum class ThreadPlan {
 
 /// A model that fits `oneCoreBytes` (the L2 of one core of the CPU model,
 /// compiler/Support/CpuModels.h: 1 MiB on Zen 4 and Zen 5) with every
-/// kernel short (kShortKernelFlops) splits ByRows where each kernel that
-/// would split can split by rows (splitsByRows), else runs OneThread
+/// kernel short (kShortKernelFlops) splits ByRows where `smallByRows` (the
+/// CPU model's) and each kernel that would split can split by rows
+/// (splitsByRows), else runs OneThread
 /// (PerKernel with `alwaysSplit`, for testing the threaded paths); any
 /// other model splits PerKernel.
-ThreadPlan chooseThreadPlan(const PlannedModel &pm, int64_t oneCoreBytes, bool alwaysSplit);
+ThreadPlan chooseThreadPlan(const PlannedModel &pm, int64_t oneCoreBytes, bool smallByRows,
+                            bool alwaysSplit);
 
 /// Whether kernel algorithm `algorithm` splits by output rows under
 /// Parallel::by_rows (tract/rt/nn/conv_lanes.h, conv_depthwise.h).

@@ -16,6 +16,12 @@ constexpr int64_t kMiB = int64_t(1) << 20;
 // maps conv_by_taps against F(2x2), and on deeper convs against im2col;
 // weights cold, one thread); the figures and the CPU they were measured on
 // are in bench/README.md.
+// Small models split by rows (smallModelsByRows) only on the Intel server
+// cores: the keyword spotter of bench/ at two threads 0.044-0.048 ->
+// 0.037-0.040 ms there (one thread 0.045), but 0.042-0.045 -> 0.058-0.070
+// on the Zen 5 VM, whose two cores are a 440 ns cache-line round trip
+// apart (bench/run-two-cores.sh; 140-150 on the Xeon), a hand-off per
+// kernel. The generic model keeps the safer one thread.
 const CpuModel kModels[] = {
     // Zen 4's figures: the CPU the cost model was first fitted on.
     {"generic", false, {44.0, 20.0}, kMiB},
@@ -29,7 +35,7 @@ const CpuModel kModels[] = {
     // conv_by_taps from 6x6 maps on (on 7x7 in the models too) and im2col
     // beats it on deeper convs with large GEMMs; Ice Lake server's 1.25 MiB
     // L2 (its successors have 2 MiB).
-    {"icelake-server", true, {14.0, 12.0, 5, 25088}, kMiB + kMiB / 4},
+    {"icelake-server", true, {14.0, 12.0, 5, 25088}, kMiB + kMiB / 4, true},
 };
 
 } // namespace

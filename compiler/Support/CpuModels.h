@@ -10,7 +10,8 @@
 //     per CPU kind (bench/run-conv.sh --fit-only), and up to which output
 //     width taps into lane layout replace F(2x2);
 //   - whether a small model keeps every kernel on one thread (it fits the
-//     core's L2 cache).
+//     core's L2 cache), or splits all of them by rows where the cores hand
+//     data to each other cheaply.
 // `--cpu=NAME` picks these numbers; `--cpu=native` takes the build
 // machine's kind (LLVM's name for the host CPU). The register tiles and the
 // cache blocking stay the same everywhere: sweeps on Zen 4 and Zen 5 found
@@ -38,6 +39,10 @@ struct CpuModel {
   /// A model at most this large (weights, arena, inputs, outputs) fits the
   /// core's L2 and runs on one thread (compiler/Emit/ThreadChoice.h).
   int64_t l2Bytes;
+  /// Whether such a small model splits by rows where every kernel can
+  /// (ThreadChoice.h's ByRows) instead of running on one thread: only
+  /// where a core reads what the other wrote quickly enough.
+  bool smallModelsByRows = false;
 };
 
 /// The model called `name`, or nullptr.

@@ -319,6 +319,7 @@ int main(int argc, char **argv) {
   emitOptions.cpu = cpuModel->name.str();
   emitOptions.hostCpu = hostCpu;
   emitOptions.oneCoreBytes = cpuModel->l2Bytes;
+  emitOptions.smallModelsByRows = cpuModel->smallModelsByRows;
   emitOptions.withMain = withMain;
   emitOptions.fp16Gemm = fp16Gemm;
   emitOptions.alwaysSplit = alwaysSplit;
