@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 #include <vector>
 
 namespace gm = tract::rt::gemm;
@@ -33,6 +34,24 @@ struct Shape {
   bool streamed = false; // weights from DRAM (copies of them, 256 MB in all)
   bool b_in_place = false; // B read where it lies (a 1x1 conv on fewer than 16 pixels)
 };
+
+// Buffers on 64-byte lines, as generated code has them (MODEL_ARENA_ALIGN,
+// the weights' alignas(64)). A std::vector's large blocks start 16 bytes
+// into a page: every 64-byte row of a B panel read in place then straddles
+// two lines (the 64-channel conv's GEMM alone, Zen 5 VM: 183-193 GFLOP/s
+// 16 bytes off a line against 217-218 on lines, one run after the other).
+template <class T> struct LineAligned {
+  using value_type = T;
+  LineAligned() = default;
+  template <class U> LineAligned(const LineAligned<U> &) {}
+  T *allocate(size_t n) {
+    return static_cast<T *>(::operator new(n * sizeof(T), std::align_val_t(64)));
+  }
+  void deallocate(T *p, size_t) { ::operator delete(p, std::align_val_t(64)); }
+  template <class U> bool operator==(const LineAligned<U> &) const { return true; }
+  template <class U> bool operator!=(const LineAligned<U> &) const { return false; }
+};
+using Floats = std::vector<float, LineAligned<float>>;
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -103,7 +122,7 @@ int main(int argc, char **argv) {
   for (const Shape &s : shapes) {
     if (only && !std::strstr(s.what, only))
       continue;
-    std::vector<float> a(size_t(s.m * s.k)), b(size_t(s.k * s.n)), c(size_t(s.m * s.n));
+    Floats a(size_t(s.m * s.k)), b(size_t(s.k * s.n)), c(size_t(s.m * s.n));
     for (size_t i = 0; i < a.size(); ++i)
       a[i] = float(int(i % 7) - 3) * 0.125f;
     for (size_t i = 0; i < b.size(); ++i)
@@ -111,14 +130,14 @@ int main(int argc, char **argv) {
     const size_t packed_floats = size_t(s.weights_left ? gm::packed_a_floats(s.m, s.k)
                                                        : gm::packed_b_floats(s.k, s.n));
     const size_t copies = s.streamed ? (size_t(256) << 20) / (packed_floats * 4) + 1 : 1;
-    std::vector<std::vector<float>> packed(copies, std::vector<float>(packed_floats));
-    for (std::vector<float> &w : packed)
+    std::vector<Floats> packed(copies, Floats(packed_floats));
+    for (Floats &w : packed)
       if (s.weights_left)
         gm::pack_a(a.data(), s.k, 1, s.m, s.k, w.data());
       else
         gm::pack_b(b.data(), s.n, 1, s.k, s.n, w.data());
-    std::vector<float> scratch(size_t(gm::scratch_floats(s.m, s.n, s.k, !s.weights_left, s.weights_left)));
-    auto once = [&](const std::vector<float> &w) {
+    Floats scratch(size_t(gm::scratch_floats(s.m, s.n, s.k, !s.weights_left, s.weights_left)));
+    auto once = [&](const Floats &w) {
       if (s.b_in_place)
         gm::gemm(s.m, s.n, s.k, gm::PackedA{w.data(), s.k}, gm::InPlaceB{b.data(), s.n},
                  c.data(), s.n, 0, nullptr, gm::NoEpilogue{}, scratch.data());
@@ -133,7 +152,7 @@ int main(int argc, char **argv) {
     std::vector<double> times;
     for (int r = 0; r < runs; ++r) {
       auto t0 = std::chrono::steady_clock::now();
-      for (const std::vector<float> &w : packed)
+      for (const Floats &w : packed)
         once(w);
       times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() /
                       double(copies));
