@@ -2,6 +2,12 @@
 
 #include "test_util.h"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
 using namespace tract_test;
 namespace rt = tract::rt;
 namespace op = tract::rt::op;
@@ -98,6 +104,31 @@ TEST(Unary, TranscendentalFloatAndDouble) {
       -7, 7);
   check_unary<float>(
       op::Reciprocal{}, [](double v) { return 1.0 / v; }, 0.1, 5);
+}
+
+// HardSwish is written as a choice between products (so GCC vectorises it
+// in GEMM epilogues); it must give the clamp's floats bit for bit, zeros'
+// signs, NaN and the infinities included.
+TEST(Unary, HardSwishIsTheClampBitForBit) {
+  auto clamp_form = [](float v) {
+    const float t = v * (1.0f / 6.0f) + 0.5f;
+    return std::max(0.0f, std::min(1.0f, t)) * v; // std::max(a, b): a < b ? b : a
+  };
+  std::vector<float> xs = {0.0f, -0.0f, -3.0f, 3.0f, -2.9999998f, 3.0000002f, 1e-30f, -1e-30f,
+                           1e30f, -1e30f, INFINITY, -INFINITY, NAN};
+  for (float v = -8.0f; v <= 8.0f; v += 0.0078125f)
+    xs.push_back(v);
+  for (float v : xs) {
+    const float got = op::HardSwish{}(v), want = clamp_form(v);
+    if (std::isnan(want)) {
+      EXPECT_TRUE(std::isnan(got)) << v;
+      continue;
+    }
+    uint32_t g, w;
+    std::memcpy(&g, &got, 4);
+    std::memcpy(&w, &want, 4);
+    EXPECT_EQ(g, w) << v << ": " << got << " vs " << want;
+  }
 }
 
 TEST(Unary, ExtremesDoNotOverflow) {
