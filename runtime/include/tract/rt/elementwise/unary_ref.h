@@ -91,9 +91,9 @@ TRACT_RT_FLOAT_UNARY(GeluTanh,
 // choice last. As max(0, min(1, t)) * v (or with v / 6), GCC 12 moved the
 // product into the branches of the clamp and left the GEMM epilogue's
 // loop scalar, with branches: a 672-channel 1x1 conv with it fused
-// (MobileNetV3's) took 1.9-3.3x the conv's time alone on Zen 5; as here,
-// 1.15x, as with SiLU. NaN and the infinities give what the clamp gives
-// (-inf: -inf * 0, NaN).
+// (MobileNetV3's) took 2.2x the conv's time alone on Zen 5 (7x in the
+// model); as here, 1.15x, about SiLU's cost. NaN and the infinities give
+// what the clamp gives (-inf: -inf * 0, NaN).
 struct HardSwish {
   template <class T> TRACT_RT_INLINE T operator()(T x) const {
     return detail_u::via_float(x, [](auto v) TRACT_RT_LAMBDA_INLINE {
