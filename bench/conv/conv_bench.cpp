@@ -7,7 +7,9 @@
 //     and dilated 3x3) and the outputs from which im2col wins (--fit-only:
 //     stop there);
 //   - first convs of ResNet-18, MobileNetV2 and the KWS CNN, ResNet-18's
-//     stride-2 convs and 3-d convs (im2col GEMM);
+//     stride-2 convs (im2col GEMM);
+//   - 3-d convs (video models) by taps against im2col (--3d-only: only
+//     these);
 //   - depthwise 3x3 at strides 1 and 2.
 // Medians of 21 runs. Built and run by bench/run-conv.sh.
 // As generated code does: the runtime at -O3 under GCC whatever the flags.
@@ -320,6 +322,52 @@ void im2col_conv(const char *name, const ConvParams &p) {
   std::printf(" |\n");
 }
 
+// 3-d convs (video models: R3D, MC3, R(2+1)D) by taps and on the im2col
+// GEMM, weights cold, whether or not conv_by_taps_pays takes them.
+void convs_3d() {
+  struct Conv3d {
+    const char *name;
+    int64_t cin, cout, kd, kh, kw, sd, sh, pd, ph, d, h; // input d x h x h
+  };
+  const Conv3d shapes[] = {
+      {"MC3 stem 3x7x7 s(1,2,2)", 3, 64, 3, 7, 7, 1, 2, 1, 3, 4, 32},
+      {"MC3 3x3x3", 64, 64, 3, 3, 3, 1, 1, 1, 1, 4, 16},
+      {"MC3 3x3x3 s2", 64, 128, 3, 3, 3, 2, 2, 1, 1, 4, 16},
+      {"MC3 3x3x3", 128, 128, 3, 3, 3, 1, 1, 1, 1, 2, 8},
+      {"R3D 3x3x3", 64, 64, 3, 3, 3, 1, 1, 1, 1, 8, 28},
+      {"R3D 3x3x3 s2", 128, 256, 3, 3, 3, 2, 2, 1, 1, 4, 14},
+      {"R3D 3x3x3", 128, 128, 3, 3, 3, 1, 1, 1, 1, 4, 14},
+      {"R3D 3x3x3", 256, 256, 3, 3, 3, 1, 1, 1, 1, 2, 7},
+      {"MC3 3x3x3", 256, 256, 3, 3, 3, 1, 1, 1, 1, 1, 4},
+      {"MC3 3x3x3", 512, 512, 3, 3, 3, 1, 1, 1, 1, 1, 2},
+      {"R(2+1)D 1x3x3", 64, 144, 1, 3, 3, 1, 1, 0, 1, 4, 16},
+      {"R(2+1)D 3x1x1", 144, 64, 3, 1, 1, 1, 1, 1, 0, 4, 16},
+      {"R(2+1)D stem 1x7x7 s(1,2,2)", 3, 45, 1, 7, 7, 1, 2, 0, 3, 4, 32},
+      {"3-d U-Net 3x3x3", 32, 32, 3, 3, 3, 1, 1, 1, 1, 16, 32},
+  };
+  std::printf("\n| 3-d conv | pays | conv_by_taps | im2col GEMM | taps / im2col |\n"
+              "|---|---|---|---|---|\n");
+  for (const Conv3d &c : shapes) {
+    const int64_t od = (c.d + 2 * c.pd - c.kd) / c.sd + 1;
+    const int64_t oh = (c.h + 2 * c.ph - c.kh) / c.sh + 1;
+    const ConvParams p = {3, 1, c.cin, c.cout, 1, {c.d, c.h, c.h, 0}, {od, oh, oh, 0},
+                          {c.kd, c.kh, c.kw, 0}, {c.sd, c.sh, c.sh, 0}, {1, 1, 1, 0},
+                          {c.pd, c.ph, c.ph, 0}};
+    std::vector<float> x(size_t(c.cin * c.d * c.h * c.h), 0.5f);
+    std::vector<float> w(size_t(c.cout * c.cin * c.kd * c.kh * c.kw), 0.01f);
+    std::vector<float> y(size_t(c.cout * od * oh * oh));
+    const double im2col = im2col_seconds(p, x, w, y);
+    const bool fits = conv_by_taps_fits(p);
+    const double taps = fits ? by_taps_seconds(p, x, w, y) : 0.0;
+    std::printf("| %s, %ld -> %ld ch, %ldx%ldx%ld | %s | ", c.name, long(c.cin), long(c.cout),
+                long(c.d), long(c.h), long(c.h), conv_by_taps_pays(p) ? "yes" : "no");
+    if (fits)
+      std::printf("%.0f us | %.0f us | %.2f |\n", taps * 1e6, im2col * 1e6, taps / im2col);
+    else
+      std::printf("- | %.0f us | - |\n", im2col * 1e6);
+  }
+}
+
 void depthwise(int64_t c, int64_t h, int64_t stride) {
   const ConvParams p = square(c, c, c, h, stride);
   const int64_t oh = p.out_size[0];
@@ -339,6 +387,10 @@ int main(int argc, char **argv) {
   const bench::FmaPeak peak = bench::measure_fma_peak();
   bench::print_fma_peak(peak);
   g_peak = peak.best();
+  if (argc > 1 && std::string(argv[1]) == "--3d-only") {
+    convs_3d();
+    return 0;
+  }
   std::printf("\n");
   std::printf("| 3x3 stride-1 conv | im2col GEMM | Winograd F(2x2) | Winograd F(4x4) "
               "| chosen (generic) |\n");
@@ -380,12 +432,7 @@ int main(int argc, char **argv) {
   im2col_conv("ResNet-18 3x3 s2, 64 -> 128 ch, 56x56 -> 28x28", square(64, 128, 1, 56, 2));
   im2col_conv("ResNet-18 3x3 s2, 128 -> 256 ch, 28x28 -> 14x14", square(128, 256, 1, 28, 2));
   im2col_conv("ResNet-18 3x3 s2, 256 -> 512 ch, 14x14 -> 7x7", square(256, 512, 1, 14, 2));
-  im2col_conv("R3D 3x3x3, 64 -> 64 ch, 8x28x28",
-              {3, 1, 64, 64, 1, {8, 28, 28, 0}, {8, 28, 28, 0}, {3, 3, 3, 0}, {1, 1, 1, 0},
-               {1, 1, 1, 0}, {1, 1, 1, 0}});
-  im2col_conv("R3D 3x3x3 s2, 128 -> 256 ch, 4x14x14 -> 2x7x7",
-              {3, 1, 128, 256, 1, {4, 14, 14, 0}, {2, 7, 7, 0}, {3, 3, 3, 0}, {2, 2, 2, 0},
-               {1, 1, 1, 0}, {1, 1, 1, 0}});
+  convs_3d();
   std::printf("\n| depthwise conv (MobileNetV2 shapes) | time | per channel |\n|---|---|---|\n");
   const int64_t dw[][3] = {{32, 112, 1}, {96, 112, 2}, {144, 56, 1}, {144, 56, 2},
                            {384, 14, 1}, {576, 14, 2}, {960, 7, 1}};

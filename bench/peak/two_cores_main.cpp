@@ -2,9 +2,11 @@
 // 2-thread figures: the FMA peak of each core alone and of both at once, a
 // cache line's round trip between two threads, the read bandwidth of data
 // the other thread wrote (against data this thread wrote, and cold data
-// from DRAM), DRAM bandwidth with one and with two threads streaming, and
-// how far apart the two cores' speeds drift (the same FMA loop on both at
-// once, 100 rounds: the spread of the ratio of their times).
+// from DRAM), the write bandwidth into lines the other thread wrote last
+// (against lines this one wrote), DRAM bandwidth with one and with two
+// threads streaming, and how far apart the two cores' speeds drift (the
+// same FMA loop on both at once, 100 rounds: the spread of the ratio of
+// their times).
 // On a VM whose two vCPUs share no cache, reading the other core's output
 // runs at DRAM speed: a kernel split differently from the one before it
 // pays that for half its input. Threads are pinned to CPUs 0 and 1 on Linux.
@@ -137,17 +139,23 @@ void round_trip() {
   std::printf("cache line round trip between the two threads: %.0f ns\n", s / n * 1e9);
 }
 
+// fill(buf, round) by a thread on CPU 1: buf's lines then sit in that
+// core's cache.
+void fill_on_other_cpu(std::vector<float> &buf, int round) {
+  std::thread writer([&] {
+    pin_to(1);
+    fill(buf, round);
+  });
+  writer.join();
+}
+
 // Read bandwidth of `kb` KB just written by the other thread, by this
 // thread, and after 64 MB of other traffic (from DRAM).
 void cross_core_reads(size_t kb) {
   std::vector<float> buf(kb * 256), evict(16 << 20);
   std::vector<double> other_s, own_s, dram_s;
   for (int round = 0; round < 30; ++round) {
-    std::thread writer([&] {
-      pin_to(1);
-      fill(buf, round);
-    });
-    writer.join();
+    fill_on_other_cpu(buf, round);
     Clock::time_point t0 = Clock::now();
     g_sink += sum(buf.data(), buf.size());
     other_s.push_back(seconds_since(t0));
@@ -166,6 +174,29 @@ void cross_core_reads(size_t kb) {
               "from DRAM %.1f\n",
               kb, bytes / median(other_s) * 1e-9, bytes / median(own_s) * 1e-9,
               bytes / median(dram_s) * 1e-9);
+}
+
+// Write bandwidth of overwriting `kb` KB that the other thread wrote last,
+// against `kb` KB this thread wrote last: a store to a line another core
+// holds must take it from there first. Generated code reuses arena memory
+// from kernel to kernel, and two kernels split differently (or the same
+// buffer holding tensors of other shapes) hand memory one core wrote to
+// the other.
+void cross_core_writes(size_t kb) {
+  std::vector<float> buf(kb * 256);
+  std::vector<double> other_s, own_s;
+  for (int round = 0; round < 30; ++round) {
+    fill_on_other_cpu(buf, round);
+    Clock::time_point t0 = Clock::now();
+    fill(buf, round + 1);
+    other_s.push_back(seconds_since(t0));
+    t0 = Clock::now();
+    fill(buf, round + 2);
+    own_s.push_back(seconds_since(t0));
+  }
+  const double bytes = kb * 1024.0;
+  std::printf("write %4zu KB, GB/s: last written by the other thread %.1f, by this one %.1f\n",
+              kb, bytes / median(other_s) * 1e-9, bytes / median(own_s) * 1e-9);
 }
 
 double stream_gbs(const std::vector<float> &v) {
@@ -200,6 +231,8 @@ int main() {
   round_trip();
   for (size_t kb : {256, 1024, 8192})
     cross_core_reads(kb);
+  for (size_t kb : {256, 1024, 8192})
+    cross_core_writes(kb);
   dram_streams();
   speed_spread();
   if (g_sink == 1.5f) // keeps the sums alive; never true

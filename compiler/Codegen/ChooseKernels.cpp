@@ -24,7 +24,9 @@
 //     1x7, small maps) with whole 16-channel blocks of outputs: the same
 //     direct kernel where it beats im2col (conv_by_taps_pays: rows of 5
 //     pixels or more, weights within L2; on some CPU kinds not where the
-//     GEMM is large, ConvCosts::im2col_over_taps_outputs).
+//     GEMM is large, ConvCosts::im2col_over_taps_outputs); a 3-d conv
+//     (video models) too, each (depth, row) of its output a row, with any
+//     weights' size where its kernel spans depth.
 //   - depthwise convs (groups, one input channel each; 1-d or 2-d): their
 //     own row-wise kernel with the same epilogue contract ("depthwise"); as
 //     a GEMM they would have M = 1 or 2. Other shapes of them stay on the
@@ -115,13 +117,16 @@ int ownWinogradTile(const ::tract::rt::ConvParams &p,
 }
 
 // Whether a conv that Winograd does not take runs conv_by_taps rather than
-// im2col + GEMM: where conv_by_taps_pays, except deeper convs whose GEMM is
-// large enough to be faster on this CPU kind
-// (ConvCosts::im2col_over_taps_outputs).
+// im2col + GEMM: where conv_by_taps_pays, except deeper 2-d convs whose
+// GEMM is large enough to be faster on this CPU kind
+// (ConvCosts::im2col_over_taps_outputs, fitted on 2-d convs; a 3-d conv's
+// im2col gathers its operand, a 2-d one copies rows).
 bool convByTaps(const ::tract::rt::ConvParams &p,
                 const ::tract::rt::winograd::ConvCosts &costs) {
   if (!::tract::rt::conv_by_taps_pays(p))
     return false;
+  if (p.spatial_rank == 3)
+    return true;
   const int64_t outputs = p.out_channels * p.out_size[0] * p.out_size[1]; // (2-d: fits)
   return costs.im2col_over_taps_outputs == 0 ||
          p.in_channels <= ::tract::rt::kMaxConvToLanesInChannels || p.out_channels <= 64 ||

@@ -344,6 +344,31 @@ func.func @deep_conv_by_taps(%x: tensor<1x32x17x17xf32>, %y: tensor<1x128x7x7xf3
 
 // -----
 
+// 3-d convs (video models) run by taps too, each (depth, row) of the output
+// a row: a 3x3x3 conv on rows of 16 (64 x 3 x 3 staged rows of 18 floats,
+// then one output row of three 16-channel blocks: 10368 + 768 floats), and
+// with 7 MB of weights (a kernel that spans depth: im2col would gather its
+// operand). A 3x1x1 (temporal only) conv and one on rows of 4 stay on
+// im2col.
+// CHECK-LABEL: func @conv_3d_by_taps
+// CHECK: tract.conv {{.*}}tract.algorithm = "conv_by_taps", tract.packed_weights, tract.scratch_bytes = 44544 : i64
+// CHECK: tract.conv {{.*}}tract.algorithm = "conv_by_taps", tract.packed_weights
+// CHECK: tract.conv {{.*}}tract.algorithm = "im2col_gemm", tract.packed_weights
+// CHECK: tract.conv {{.*}}tract.algorithm = "im2col_gemm", tract.packed_weights
+func.func @conv_3d_by_taps(%x: tensor<1x64x4x16x16xf32>, %y: tensor<1x256x2x7x7xf32>, %z: tensor<1x256x1x4x4xf32>) -> (tensor<1x64x4x16x16xf32>, tensor<1x256x2x7x7xf32>, tensor<1x64x4x16x16xf32>, tensor<1x256x1x4x4xf32>) {
+  %w = tract.const dense<0.5> : tensor<64x64x3x3x3xf32>
+  %wbig = tract.const dense<0.5> : tensor<256x256x3x3x3xf32>
+  %wt = tract.const dense<0.5> : tensor<64x64x3x1x1xf32>
+  %w4 = tract.const dense<0.5> : tensor<256x256x3x3x3xf32>
+  %0 = tract.conv %x, %w {strides = array<i64: 1, 1, 1>, dilations = array<i64: 1, 1, 1>, pads = array<i64: 1, 1, 1, 1, 1, 1>, group = 1} : (tensor<1x64x4x16x16xf32>, tensor<64x64x3x3x3xf32>) -> tensor<1x64x4x16x16xf32>
+  %1 = tract.conv %y, %wbig {strides = array<i64: 1, 1, 1>, dilations = array<i64: 1, 1, 1>, pads = array<i64: 1, 1, 1, 1, 1, 1>, group = 1} : (tensor<1x256x2x7x7xf32>, tensor<256x256x3x3x3xf32>) -> tensor<1x256x2x7x7xf32>
+  %2 = tract.conv %x, %wt {strides = array<i64: 1, 1, 1>, dilations = array<i64: 1, 1, 1>, pads = array<i64: 1, 0, 0, 1, 0, 0>, group = 1} : (tensor<1x64x4x16x16xf32>, tensor<64x64x3x1x1xf32>) -> tensor<1x64x4x16x16xf32>
+  %3 = tract.conv %z, %w4 {strides = array<i64: 1, 1, 1>, dilations = array<i64: 1, 1, 1>, pads = array<i64: 1, 1, 1, 1, 1, 1>, group = 1} : (tensor<1x256x1x4x4xf32>, tensor<256x256x3x3x3xf32>) -> tensor<1x256x1x4x4xf32>
+  return %0, %1, %2, %3 : tensor<1x64x4x16x16xf32>, tensor<1x256x2x7x7xf32>, tensor<1x64x4x16x16xf32>, tensor<1x256x1x4x4xf32>
+}
+
+// -----
+
 // A 3x3 stride-1 conv that Winograd's cost model gives F(2x2) runs by taps
 // on rows of 7 pixels (SqueezeNet 1.0's fire modules at a 64 x 64 input),
 // stays on F(2x2) at 8 x 8; F(4x4) at 14 x 14 is not affected.

@@ -651,6 +651,41 @@ TEST(ConvLanes, FirstConvIntoLanesMatchesReference) {
       params({2, 1, 3, 24, 1, {8, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1}})));   // 24 outputs
 }
 
+// conv_to_lanes<false> (by taps into NCHW) on conv `p` against the reference
+// conv, on 1 and 3 threads (bit for bit: split by output rows), each output
+// through the epilogue once, nothing written past the tasks' scratch.
+void check_conv_by_taps(const rt::ConvParams &p, uint64_t seed) {
+  ASSERT_TRUE(rt::conv_by_taps_fits(p));
+  ASSERT_FALSE(rt::conv_to_lanes_fits(p));
+  const ConvData d = reference_conv(p, seed);
+  const int64_t taps = int64_t(d.w.size()) / p.out_channels;
+  std::vector<float> pw(size_t(rt::lane_weight_floats(p.out_channels, taps)));
+  rt::pack_lane_weights(d.w.data(), p.out_channels, taps, pw.data());
+  const int64_t per_task = rt::conv_by_taps_scratch_floats(p);
+  std::vector<float> one;
+  rt::ThreadPool pool(3);
+  for (int threads : {1, 3}) {
+    // Each task's scratch, then 64 guard floats past the last one.
+    std::vector<float> scratch(size_t(per_task * threads + 64), std::nanf(""));
+    rt::Parallel par;
+    if (threads > 1)
+      par = rt::Parallel{rt::ThreadPool::parallel_for, &pool, threads, scratch.data() + per_task,
+                         per_task};
+    std::vector<float> got(d.ref.size());
+    std::vector<int> seen(got.size(), 0);
+    rt::conv_to_lanes<false>(d.x.data(), pw.data(), d.bias.data(), got.data(), p,
+                             CountingRelu{&seen}, scratch.data(), par);
+    expect_close(got, relu_of(d.ref), taps, "conv by taps");
+    EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [](int n) { return n == 1; }));
+    EXPECT_TRUE(std::all_of(scratch.end() - 64, scratch.end(),
+                            [](float v) { return std::isnan(v); }));
+    if (threads == 1)
+      one = got;
+    else
+      EXPECT_EQ(got, one) << "split over " << threads << " tasks";
+  }
+}
+
 // Deeper convs by taps into NCHW (conv_by_taps where Winograd does not take
 // them): strided, dilated, 5x5, 1x7 and 7x1 kernels, many input channels
 // (staged rows and weights past L1), rows that end mid-tile (5, 6, 7, 9, 11
@@ -670,35 +705,7 @@ TEST(ConvLanes, DeepConvByTapsMatchesReference) {
     const rt::ConvParams p = params(g);
     SCOPED_TRACE(::testing::Message() << "cin " << g.cin << " cout " << g.cout << " kernel "
                                       << g.ker[0] << "x" << g.ker[1] << " stride " << g.st[0]);
-    ASSERT_TRUE(rt::conv_by_taps_fits(p));
-    ASSERT_FALSE(rt::conv_to_lanes_fits(p));
-    const ConvData d = reference_conv(p, 47);
-    const int64_t taps = g.cin * g.ker[0] * g.ker[1];
-    std::vector<float> pw(size_t(rt::lane_weight_floats(g.cout, taps)));
-    rt::pack_lane_weights(d.w.data(), g.cout, taps, pw.data());
-    const int64_t per_task = rt::conv_by_taps_scratch_floats(p);
-    std::vector<float> one;
-    rt::ThreadPool pool(3);
-    for (int threads : {1, 3}) {
-      // Each task's scratch, then 64 guard floats past the last one.
-      std::vector<float> scratch(size_t(per_task * threads + 64), std::nanf(""));
-      rt::Parallel par;
-      if (threads > 1)
-        par = rt::Parallel{rt::ThreadPool::parallel_for, &pool, threads,
-                           scratch.data() + per_task, per_task};
-      std::vector<float> got(d.ref.size());
-      std::vector<int> seen(got.size(), 0);
-      rt::conv_to_lanes<false>(d.x.data(), pw.data(), d.bias.data(), got.data(), p,
-                               CountingRelu{&seen}, scratch.data(), par);
-      expect_close(got, relu_of(d.ref), taps, "deep conv by taps");
-      EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [](int n) { return n == 1; }));
-      EXPECT_TRUE(std::all_of(scratch.end() - 64, scratch.end(),
-                              [](float v) { return std::isnan(v); }));
-      if (threads == 1)
-        one = got;
-      else
-        EXPECT_EQ(got, one) << "split over " << threads << " tasks";
-    }
+    check_conv_by_taps(p, 47);
   }
   // Where it beats im2col: rows of 5 pixels or more, weights within L2,
   // more than one tap per input channel.
@@ -714,6 +721,45 @@ TEST(ConvLanes, DeepConvByTapsMatchesReference) {
       params({2, 1, 64, 128, 1, {56, 56}, {1, 1}, {2, 2}, {1, 1}, {0, 0}})));
   EXPECT_FALSE(rt::conv_by_taps_pays(   // 24 outputs
       params({2, 1, 64, 24, 1, {56, 56}, {3, 3}, {2, 2}, {1, 1}, {1, 1}})));
+}
+
+// 3-d convs by taps (video models): each (depth, row) of the output is a
+// row reading cin x kd x kh staged rows. 3x3x3 with padding, strides 2 in
+// every dim, dilation, a 3x7x7 stem (few input channels), 1x3x3 and 3x1x1
+// kernels, asymmetric padding, batch 2, depths where the padding reaches
+// past the input; on 1 and 3 threads, bit for bit (split by output rows,
+// which cross depths).
+TEST(ConvLanes, ThreeDConvByTapsMatchesReference) {
+  const ConvGeom cases[] = {
+      {3, 1, 16, 32, 1, {4, 9, 10}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+      {3, 2, 8, 16, 1, {5, 11, 13}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}},
+      {3, 1, 3, 32, 1, {4, 20, 18}, {3, 7, 7}, {1, 2, 2}, {1, 1, 1}, {1, 3, 3}},
+      {3, 1, 12, 48, 1, {3, 8, 9}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}},
+      {3, 1, 20, 16, 1, {5, 6, 7}, {3, 1, 1}, {1, 1, 1}, {1, 1, 1}, {1, 0, 0}},
+      {3, 1, 6, 16, 1, {6, 9, 9}, {3, 3, 3}, {1, 1, 1}, {2, 1, 2}, {2, 0, 2}},
+      {3, 1, 10, 32, 1, {1, 6, 8}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+  };
+  for (const ConvGeom &g : cases) {
+    const rt::ConvParams p = params(g);
+    SCOPED_TRACE(::testing::Message() << "cin " << g.cin << " cout " << g.cout << " kernel "
+                                      << g.ker[0] << "x" << g.ker[1] << "x" << g.ker[2]);
+    check_conv_by_taps(p, 53);
+  }
+  // Where it beats im2col: a kernel that spans depth and rows, rows of 5
+  // pixels or more, whatever the weights' size; not rows of 4, nor a
+  // temporal-only 3x1x1.
+  EXPECT_TRUE(rt::conv_by_taps_pays(
+      params({3, 1, 64, 64, 1, {4, 16, 16}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}})));
+  EXPECT_TRUE(rt::conv_by_taps_pays(   // 7 MB of weights
+      params({3, 1, 256, 256, 1, {2, 7, 7}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}})));
+  EXPECT_TRUE(rt::conv_by_taps_pays(   // a stem
+      params({3, 1, 3, 64, 1, {4, 32, 32}, {3, 7, 7}, {1, 2, 2}, {1, 1, 1}, {1, 3, 3}})));
+  EXPECT_FALSE(rt::conv_by_taps_pays(  // rows of 4
+      params({3, 1, 256, 256, 1, {1, 4, 4}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}})));
+  EXPECT_FALSE(rt::conv_by_taps_pays(  // temporal only
+      params({3, 1, 144, 64, 1, {4, 16, 16}, {3, 1, 1}, {1, 1, 1}, {1, 1, 1}, {1, 0, 0}})));
+  EXPECT_FALSE(rt::conv_by_taps_fits(  // grouped
+      params({3, 1, 16, 16, 2, {4, 8, 8}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}})));
 }
 
 

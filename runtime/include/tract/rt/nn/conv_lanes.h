@@ -559,7 +559,8 @@ struct ConvToLanesGeometry {
 inline ConvToLanesGeometry conv_to_lanes_geometry(const ConvParams &p) {
   const detail::Conv4 q = detail::conv4(p);
   const int64_t reach = (q.out[3] - 1) * q.st[3] + (q.ker[3] - 1) * q.dil[3] + 1;
-  return {reach > q.pad[3] + q.in[3] ? reach : q.pad[3] + q.in[3], p.in_channels * q.ker[2]};
+  return {reach > q.pad[3] + q.in[3] ? reach : q.pad[3] + q.in[3],
+          p.in_channels * q.ker[1] * q.ker[2]};
 }
 
 constexpr int64_t kMaxConvToLanesInChannels = 8;
@@ -571,10 +572,13 @@ inline bool conv_to_lanes_fits(const ConvParams &p) {
 }
 
 // Whether conv_to_lanes<false> (by taps into NCHW) computes the conv: any
-// 2-d ungrouped conv with whole 16-channel blocks of outputs, any number
-// of input channels, any kernel, stride, padding and dilation.
+// 2-d or 3-d ungrouped conv with whole 16-channel blocks of outputs, any
+// number of input channels, any kernel, stride, padding and dilation. A 3-d
+// conv's output rows are its (depth, row) pairs, each reading cin x kd x kh
+// staged input rows.
 inline bool conv_by_taps_fits(const ConvParams &p) {
-  return p.spatial_rank == 2 && p.groups <= 1 && p.out_channels % lanes::kLanes == 0;
+  return (p.spatial_rank == 2 || p.spatial_rank == 3) && p.groups <= 1 &&
+         p.out_channels % lanes::kLanes == 0;
 }
 
 // Whether a conv is faster computed by taps into NCHW (conv_to_lanes<false>)
@@ -591,7 +595,12 @@ inline bool conv_by_taps_fits(const ConvParams &p) {
 // loses on rows of 4 pixels or fewer (1.1-1.3: im2col's GEMM takes pixels
 // of several rows in one panel), with weights past L2 (each output row
 // reads all of them: 256 -> 512 3x3 stride 2 onto 7 x 7, 4.7 MB, 1.06
-// with cold weights), and on 1x1 strided convs (0.92-1.14).
+// with cold weights), and on 1x1 strided convs (0.92-1.14). 3-d convs
+// (bench/run-conv.sh --3d-only, Zen 5, weights cold), whose im2col
+// gathers its B panels: 3x3x3 64 -> 64 at 4 x 16 x 16 0.63, at 8 x 28 x
+// 28 0.66, 128 -> 128 at 4 x 14 x 14 (1.7 MB of weights) 0.85, 256 -> 256
+// at 2 x 7 x 7 (7 MB) 0.91, a 3 x 7 x 7 stem 0.27, 1x3x3 0.89; rows of 4
+// or 2 pixels 1.5, and a 3x1x1 (temporal only) 1.03.
 constexpr int64_t kMinTapsForPlanes = 64;
 constexpr int64_t kMinTapsRowPixels = 5;
 constexpr int64_t kMaxTapsWeightFloats = 320 * 1024;
@@ -600,13 +609,17 @@ inline bool conv_by_taps_pays(const ConvParams &p) {
   if (!conv_by_taps_fits(p))
     return false;
   const detail::Conv4 q = detail::conv4(p);
-  const int64_t taps = p.in_channels * q.ker[2] * q.ker[3];
+  const int64_t taps = p.in_channels * q.ker_vol;
   if (taps < kMinTapsForPlanes)
     return false;
   if (p.in_channels <= kMaxConvToLanesInChannels)
     return true;
+  // A kernel that spans depth (3-d) gathers cin x kd x kh x kw values per
+  // pixel for im2col, masked (conv_gemm.h's block_gather): taps win there
+  // whatever the weights' size.
+  const bool spans_depth = q.ker[1] > 1;
   return q.ker[2] * q.ker[3] > 1 && q.out[3] >= kMinTapsRowPixels &&
-         taps * p.out_channels <= kMaxTapsWeightFloats;
+         (spans_depth || taps * p.out_channels <= kMaxTapsWeightFloats);
 }
 
 // Winograd's F(2x2) loses to taps on Zen 5 on output rows of 7 pixels or
@@ -637,9 +650,10 @@ static_assert(kMaxToLanesPixels % kToLanesPixels == 0, "rows of whole tiles on e
 // group of blocks its last pixels take at once (conv_to_lanes).
 static_assert(kMaxLanesTileBlocks <= detail::kMaxLanesTailBlocks, "a tail's group is the widest");
 inline int64_t conv_by_taps_scratch_floats(const ConvParams &p) {
+  const int64_t row = detail::conv4(p).out[3]; // (the last spatial dim, 2-d or 3-d)
   const int64_t blocks =
-      p.out_size[1] % kMaxToLanesPixels ? detail::kMaxLanesTailBlocks : kMaxLanesTileBlocks;
-  return conv_to_lanes_scratch_floats(p) + blocks * lanes::kLanes * p.out_size[1];
+      row % kMaxToLanesPixels ? detail::kMaxLanesTailBlocks : kMaxLanesTileBlocks;
+  return conv_to_lanes_scratch_floats(p) + blocks * lanes::kLanes * row;
 }
 
 // y = conv(x (NCHW), w) + bias, then epi, in lane layout when kOutLanes
@@ -660,11 +674,14 @@ void conv_to_lanes(const float *x, const float *w, const float *bias, float *y,
   constexpr int64_t L = lanes::kLanes, R = kToLanesPixels, NB = kLanesTileBlocks;
   const detail::Conv4 q = detail::conv4(p);
   const ConvToLanesGeometry g = conv_to_lanes_geometry(p);
-  const int64_t cin = p.in_channels, kh_n = q.ker[2], kw_n = q.ker[3];
-  const int64_t taps = cin * kh_n * kw_n, blocks = p.out_channels / L;
-  const int64_t ih_n = q.in[2], iw_n = q.in[3], oh_n = q.out[2], ow_n = q.out[3];
-  const int64_t oplane = oh_n * ow_n, sw = q.st[3];
-  const int64_t units = p.batch * oh_n;
+  const int64_t cin = p.in_channels, kd_n = q.ker[1], kh_n = q.ker[2], kw_n = q.ker[3];
+  const int64_t taps = cin * kd_n * kh_n * kw_n, blocks = p.out_channels / L;
+  const int64_t id_n = q.in[1], ih_n = q.in[2], iw_n = q.in[3];
+  const int64_t oh_n = q.out[2], ow_n = q.out[3];
+  // Output rows per image: (depth, row) pairs of a 3-d conv, else rows.
+  const int64_t orows = q.out[1] * oh_n;
+  const int64_t oplane = orows * ow_n, sw = q.st[3];
+  const int64_t units = p.batch * orows;
   const int64_t work = p.batch * p.out_channels * taps * oplane;
   const int64_t tasks =
       par.parallel_for && work >= kMinParallelWork ? (par.threads < units ? par.threads : units)
@@ -684,28 +701,32 @@ void conv_to_lanes(const float *x, const float *w, const float *bias, float *y,
     const int64_t u0 = units * t / tasks, u1 = units * (t + 1) / tasks;
     int64_t band_start = u0; // (NCHW output: the first row not yet through epi)
     for (int64_t u = u0; u < u1; ++u) {
-      const int64_t b = u / oh_n, oh = u % oh_n;
-      // Stage the input rows this output row reads, zero-padded.
+      const int64_t b = u / orows, r = u % orows, od = r / oh_n, oh = r % oh_n;
+      // Stage the input rows this output row reads, zero-padded: (c, kd,
+      // kh) in the order of the weights' taps.
+      float *row = staged;
       for (int64_t c = 0; c < cin; ++c)
-        for (int64_t kh = 0; kh < kh_n; ++kh) {
-          float *row = staged + (c * kh_n + kh) * g.row_w;
-          const int64_t ih = oh * q.st[2] + kh * q.dil[2] - q.pad[2];
-          if (ih < 0 || ih >= ih_n) {
-            std::memset(row, 0, sizeof(float) * static_cast<size_t>(g.row_w));
-            continue;
+        for (int64_t kd = 0; kd < kd_n; ++kd) {
+          const int64_t id = od * q.st[1] + kd * q.dil[1] - q.pad[1];
+          for (int64_t kh = 0; kh < kh_n; ++kh, row += g.row_w) {
+            const int64_t ih = oh * q.st[2] + kh * q.dil[2] - q.pad[2];
+            if (id < 0 || id >= id_n || ih < 0 || ih >= ih_n) {
+              std::memset(row, 0, sizeof(float) * static_cast<size_t>(g.row_w));
+              continue;
+            }
+            std::memset(row, 0, sizeof(float) * static_cast<size_t>(q.pad[3]));
+            std::memcpy(row + q.pad[3], x + (b * cin + c) * q.in_ps + (id * ih_n + ih) * iw_n,
+                        sizeof(float) * static_cast<size_t>(iw_n));
+            std::memset(row + q.pad[3] + iw_n, 0,
+                        sizeof(float) * static_cast<size_t>(g.row_w - q.pad[3] - iw_n));
           }
-          std::memset(row, 0, sizeof(float) * static_cast<size_t>(q.pad[3]));
-          std::memcpy(row + q.pad[3], x + ((b * cin + c) * ih_n + ih) * iw_n,
-                      sizeof(float) * static_cast<size_t>(iw_n));
-          std::memset(row + q.pad[3] + iw_n, 0,
-                      sizeof(float) * static_cast<size_t>(g.row_w - q.pad[3] - iw_n));
         }
-      // Tap t = (c, kh, kw) of output pixel ow reads staged row (c, kh) at
-      // ow * sw + kw * dw.
+      // Tap t = (c, kd, kh, kw) of output pixel ow reads staged row (c, kd,
+      // kh) at ow * sw + kw * dw.
       auto taps_at = [&](int64_t ow) {
         return detail::StagedTaps{staged + ow * sw, 0, kw_n, q.dil[3], g.row_w};
       };
-      float *yb = y + (b * blocks * oplane + oh * ow_n) * L;
+      float *yb = y + (b * blocks * oplane + r * ow_n) * L;
       // Where the tile's blocks go: the output (lane layout), or one row of
       // each block in row_tile (then transposed into the planes).
       const int64_t ystride = kOutLanes ? oplane * L : ow_n * L;
@@ -740,11 +761,11 @@ void conv_to_lanes(const float *x, const float *w, const float *bias, float *y,
                                           tplane, clip);
         for (int64_t k = 0; k < gb; ++k) {
           if constexpr (kOutLanes) {
-            const int64_t at = ((b * blocks + ob + k) * oplane + oh * ow_n) * L;
+            const int64_t at = ((b * blocks + ob + k) * oplane + r * ow_n) * L;
             if constexpr (!kClipsInTiles<Epi>) // (else clipped in the tiles)
               epi(y + at, at, detail::opaque(ow_n * L));
           } else {
-            const int64_t c0 = (b * p.out_channels + (ob + k) * L) * oplane + oh * ow_n;
+            const int64_t c0 = (b * p.out_channels + (ob + k) * L) * oplane + r * ow_n;
             for (int64_t j = 0; j < L; ++j)
               planes[j] = y + c0 + j * oplane;
             lanes::scatter(row_tile + k * ystride, ow_n, planes, 0);
@@ -755,9 +776,9 @@ void conv_to_lanes(const float *x, const float *w, const float *bias, float *y,
       if constexpr (!kOutLanes) {
         // The band ends at band_rows rows, the task's last row or the
         // image's (the next image's rows are not in the same planes).
-        if (u + 1 - band_start < band_rows && u + 1 < u1 && oh + 1 < oh_n)
+        if (u + 1 - band_start < band_rows && u + 1 < u1 && r + 1 < orows)
           continue;
-        const int64_t first = band_start % oh_n, rows = u + 1 - band_start;
+        const int64_t first = band_start % orows, rows = u + 1 - band_start;
         if constexpr (!kClipsInTiles<Epi>) // (else clipped in the tiles)
           for (int64_t c = 0; c < p.out_channels; ++c) {
             const int64_t at = (b * p.out_channels + c) * oplane + first * ow_n;
