@@ -1,7 +1,9 @@
 // GFLOP/s of the runtime's blocked GEMM (linalg/gemm.h) on square and
 // model-shaped problems, weights packed ahead as tractc emits them (PackedB
 // or PackedA) and the activation operand packed per block, as in generated
-// code. Prints the micro-kernel alone with its operands in L1 (the ceiling of
+// code; on the conv shapes (weights left), the activations are read in place
+// or packed as gm::reads_b_in_place picks for a pointwise conv of that
+// shape, and the line also gives the other way's GFLOP/s. Prints the micro-kernel alone with its operands in L1 (the ceiling of
 // the driver's tiles), then one line per shape: median time of --runs runs
 // (after a warm-up) and GFLOP/s. The "streamed" shapes are layers on small
 // maps whose weights come from DRAM, as in a model: each run goes through
@@ -137,8 +139,13 @@ int main(int argc, char **argv) {
       else
         gm::pack_b(b.data(), s.n, 1, s.k, s.n, w.data());
     Floats scratch(size_t(gm::scratch_floats(s.m, s.n, s.k, !s.weights_left, s.weights_left)));
+    // B, the activations, read in place or packed per block as the driver's
+    // rule picks for a row-major B (the generated code's choice for a
+    // pointwise conv of this shape); the other way is timed too and shown.
+    const bool picks = s.weights_left && !s.streamed;
+    bool in_place = s.b_in_place || (picks && gm::reads_b_in_place(s.m, s.n, s.n));
     auto once = [&](const Floats &w) {
-      if (s.b_in_place)
+      if (in_place)
         gm::gemm(s.m, s.n, s.k, gm::PackedA{w.data(), s.k}, gm::InPlaceB{b.data(), s.n},
                  c.data(), s.n, 0, nullptr, gm::NoEpilogue{}, scratch.data());
       else if (s.weights_left)
@@ -148,23 +155,36 @@ int main(int argc, char **argv) {
         gm::gemm(s.m, s.n, s.k, gm::StridedA{a.data(), s.k, 1}, gm::PackedB{w.data(), s.k},
                  c.data(), s.n, 0, nullptr, gm::NoEpilogue{}, scratch.data());
     };
-    once(packed[0]);
-    std::vector<double> times;
-    for (int r = 0; r < runs; ++r) {
-      auto t0 = std::chrono::steady_clock::now();
-      for (const Floats &w : packed)
-        once(w);
-      times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() /
-                      double(copies));
-    }
-    const double t = median(times);
+    auto time_runs = [&] {
+      once(packed[0]);
+      std::vector<double> times;
+      for (int r = 0; r < runs; ++r) {
+        auto t0 = std::chrono::steady_clock::now();
+        for (const Floats &w : packed)
+          once(w);
+        times.push_back(
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() /
+            double(copies));
+      }
+      return median(times);
+    };
+    const double t = time_runs();
     const double gflops = 2.0 * double(s.m * s.n * s.k) / t * 1e-9;
+    double other_gflops = 0;
+    if (picks) {
+      in_place = !in_place;
+      other_gflops = 2.0 * double(s.m * s.n * s.k) / time_runs() * 1e-9;
+      in_place = !in_place;
+    }
     std::printf("%-22s M=%-5lld N=%-5lld K=%-5lld %9.3f ms %7.1f GFLOP/s", s.what, (long long)s.m,
                 (long long)s.n, (long long)s.k, t * 1e3, gflops);
     if (peak.best() > 0)
       std::printf(" %5.1f%% of peak", 100 * gflops / peak.best());
     if (s.streamed)
       std::printf(" %5.1f GB/s of weights", double(packed_floats * 4) / t * 1e-9);
+    if (picks)
+      std::printf("  B %s (%s: %.1f GFLOP/s)", in_place ? "in place" : "packed",
+                  in_place ? "packed" : "in place", other_gflops);
     std::printf("\n");
   }
   return 0;

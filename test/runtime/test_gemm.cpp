@@ -179,6 +179,59 @@ TEST(Gemm, NarrowPanelsSumTheSameWhicheverKernelTakesThem) {
   }
 }
 
+// The pair kernels store straight into C, adding the earlier K blocks'
+// sums (and, on the last block, the bias and a ClipEpilogue's clip): the
+// same results bit for bit as the tile buffer's path, which a plain
+// functor epilogue takes on the last block. K of one, two and three blocks;
+// rows as tall pairs, pairs and single tiles; columns as pairs, a single
+// panel and a narrow tail; C rows wider than the matrix.
+TEST(Gemm, DirectStoresOverKBlocksMatchTheTilePath) {
+  const rt::ClipEpilogue relu6{0.0f, 6.0f};
+  auto clip_pass = [](float *v, int64_t, int64_t count) {
+    for (int64_t j = 0; j < count; ++j)
+      v[j] = std::min(6.0f, std::max(0.0f, v[j]));
+  };
+  for (const Dims d : {Dims{40, 70, 300}, Dims{40, 70, 1100}, Dims{101, 53, 700},
+                       Dims{64, 200, 1100}}) {
+    SCOPED_TRACE(::testing::Message() << d.m << "x" << d.n << "x" << d.k);
+    const auto a = random_floats(size_t(d.m * d.k), 21), b = random_floats(size_t(d.k * d.n), 22);
+    const auto bias = random_floats(size_t(d.m), 23);
+    std::vector<float> pa(size_t(gm::packed_a_floats(d.m, d.k)));
+    gm::pack_a(a.data(), d.k, 1, d.m, d.k, pa.data());
+    std::vector<float> scratch(size_t(gm::scratch_floats(d.m, d.n, d.k, false, true)));
+    const int64_t ldc = d.n + 5;
+    std::vector<float> direct(size_t(d.m * ldc), -7.0f), tiled(direct);
+    // (B read in place: blocks of all the columns, where a packed B of a
+    // matrix this small would be cut to one panel per block.)
+    gm::gemm(d.m, d.n, d.k, gm::PackedA{pa.data(), d.k}, gm::InPlaceB{b.data(), d.n},
+             direct.data(), ldc, 0, bias.data(), relu6, nullptr);
+    gm::gemm(d.m, d.n, d.k, gm::PackedA{pa.data(), d.k}, gm::InPlaceB{b.data(), d.n},
+             tiled.data(), ldc, 0, bias.data(), clip_pass, nullptr);
+    ASSERT_EQ(direct, tiled);
+    // B packed (its own K blocks, so its own sums).
+    std::vector<float> packed_direct(direct.size(), -7.0f), packed_tiled(packed_direct);
+    gm::gemm(d.m, d.n, d.k, gm::PackedA{pa.data(), d.k}, gm::StridedB{b.data(), d.n, 1},
+             packed_direct.data(), ldc, 0, bias.data(), relu6, scratch.data());
+    gm::gemm(d.m, d.n, d.k, gm::PackedA{pa.data(), d.k}, gm::StridedB{b.data(), d.n, 1},
+             packed_tiled.data(), ldc, 0, bias.data(), clip_pass, scratch.data());
+    ASSERT_EQ(packed_direct, packed_tiled);
+    // And against the reference, clipped.
+    const auto want = naive(a, b, bias.data(), d.m, d.n, d.k);
+    std::vector<float> got;
+    std::vector<double> clipped;
+    for (int64_t i = 0; i < d.m; ++i)
+      for (int64_t j = 0; j < ldc; ++j) {
+        if (j >= d.n) {
+          ASSERT_EQ(direct[size_t(i * ldc + j)], -7.0f) << "wrote outside the matrix";
+          continue;
+        }
+        got.push_back(direct[size_t(i * ldc + j)]);
+        clipped.push_back(std::min(6.0, std::max(0.0, want[size_t(i * d.n + j)])));
+      }
+    expect_close(got, clipped, d.k, "clipped");
+  }
+}
+
 // The epilogue runs once per element, after the last K block, with the
 // element's flat index in the output (one gemm() of m x n into rows of ldc).
 void epilogue_sees_every_element_once(int64_t m, int64_t n, int64_t ldc) {
@@ -386,7 +439,8 @@ TEST(ConvGemm, MatchesReferenceConv) {
 // The B source each pointwise conv gets (the generated code's template
 // argument): in place below 16 pixels (only narrow kernels), with the
 // AVX-512 pair kernel in place from 16 pixels, else in place for few output
-// channels or 64+ pixels.
+// channels or 64+ pixels; packed whenever the planes are a multiple of 4 KB
+// apart (their rows would share one L1 set).
 TEST(ConvGemm, PointwiseBSource) {
   auto source = [](int64_t cin, int64_t cout, int64_t hw, bool pair) {
     return gm::conv_b_source(
@@ -398,6 +452,9 @@ TEST(ConvGemm, PointwiseBSource) {
     EXPECT_EQ(source(64, 64, 3, pair), gm::ConvB::InPlace);   // 9 pixels: no whole panel
     EXPECT_EQ(source(2048, 1024, 2, pair), gm::ConvB::InPlace); // ResNeXt's 2x2 map
     EXPECT_EQ(source(32, 16, 112, pair), gm::ConvB::Packed);  // 2 row panels, 12544 pixels
+    EXPECT_EQ(source(64, 64, 32, pair), gm::ConvB::Packed);   // planes 4 KB apart
+    EXPECT_EQ(source(128, 128, 64, pair), gm::ConvB::Packed); // 16 KB apart
+    EXPECT_EQ(source(64, 64, 31, pair), gm::ConvB::InPlace);  // 31 x 31 pixels
   }
   EXPECT_EQ(source(960, 320, 7, false), gm::ConvB::Packed); // 40 row panels on 49 pixels
   EXPECT_EQ(source(960, 320, 7, true), gm::ConvB::InPlace);

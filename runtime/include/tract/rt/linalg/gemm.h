@@ -268,6 +268,45 @@ struct InPlaceB {
   }
 };
 
+// Whether a B of contiguous rows `ldb` floats apart (m x n output) is read
+// in place (InPlaceB) instead of packed per block (StridedB{b, ldb, 1}): a
+// pointwise conv's input, k channel planes of n pixels. In place saves the
+// packing pass; packed panels are contiguous, so a panel stays in L1 while
+// every A panel sweeps it, where k strided rows of B span twice the cache
+// lines. With the AVX-512 pair kernel (two panels' 32 columns per row of B)
+// in place wins almost everywhere; elsewhere when few row panels (output
+// channels) share each B panel or B is 64 pixels or wider (on a 7x7 map, 49
+// columns, packing wins on AVX2). Measured on Zen 4 with the GEMM driver,
+// the weights in L3 (m x k x n, in place vs packed, us), AVX-512:
+// 96x16x12544 430 vs 449, 144x24x3136 219 vs 228, 576x96x196 198 vs 202,
+// 320x960x49 294 vs 314, 320x1152x49 350 vs 380, 1280x320x49 385 vs 389;
+// AVX2: 96x576x196 248 vs 265, 320x960x49 443 vs 362, 1280x320x49 581 vs
+// 438. On Zen 5, AVX-512, m x n x k: 64x3136x576 0.91 of the packed time,
+// 256x196x2304 0.92, 1000x169x512 0.94.
+constexpr bool reads_b_in_place(int64_t m, int64_t n, int64_t ldb,
+                                bool pair_kernel = kHasPairKernel) {
+  // Rows a multiple of 4 KB apart all fall in one L1 set (4 KB a way on
+  // the x86 and ARM cores we target), so a panel's k rows evict each other
+  // while every A panel sweeps them: pack (a 32x32 or 64x64 map's planes).
+  // Zen 5, m x n x k, in place / packed: AVX2 64x1024x64 1.65,
+  // 128x4096x128 1.73, 64x3072x64 1.77; AVX-512 1.06-1.15. Rows 2 KB apart
+  // (two sets) cost 0.91-1.10.
+  if (ldb % 1024 == 0)
+    return false;
+  // A few row panels over a wide map whose input comes from L3 pack after
+  // all: the packing pass reads each row 256 columns at a time, where the
+  // panel loop reads 64 bytes from each of k rows per panel (EfficientNet's
+  // 16x32x12544 projection in the model: 256 -> 209 us packed).
+  if (m <= 4 * MR && n >= 4096)
+    return false;
+  // Fewer pixels than a panel: every tile is the narrow kernel's, which
+  // reads just its columns of B where they lie (packing would only pad them
+  // with zeros).
+  if (n < NR)
+    return true;
+  return pair_kernel || m <= 8 * MR || n >= 4 * NR;
+}
+
 struct NoEpilogue {
   void operator()(float *, int64_t, int64_t) const {}
 };
@@ -325,14 +364,20 @@ inline void finish_tile(float *tile, int64_t rows, int64_t cols_rt, float *c,
 }
 
 // Epilogues the pair kernels apply in registers (nothing, or a clip: a
-// conv's ReLU or ReLU6): whole tiles of one K block are then stored to C by
-// the micro-kernels themselves, bias added (TileStore).
+// conv's ReLU or ReLU6): whole tiles of the last K block are then stored to
+// C by the micro-kernels themselves, earlier blocks' sums and the bias added
+// (TileStore). The K blocks before the last store their sums straight into
+// C whatever the epilogue (nothing to apply yet).
 template <class Epi>
 constexpr bool kStoresDirect =
     kHasPairKernel && (std::is_same<Epi, NoEpilogue>::value || kClipsInTiles<Epi>);
-template <class Epi> TileStore direct_store(int64_t ldc, const float *bias, const Epi &epi) {
+template <class Epi>
+TileStore direct_store(int64_t ldc, const float *bias, const Epi &epi, bool first, bool last) {
   TileStore st;
   st.ldt = ldc;
+  st.accumulate = !first;
+  if (!last)
+    return st;
   st.bias = bias;
   if constexpr (kClipsInTiles<Epi>) {
     st.clip = true;
@@ -375,11 +420,14 @@ void gemm(int64_t m, int64_t n, int64_t k, const ASrc &a, const BSrc &b,
     for (int64_t kc = 0; kc < k || kc == 0; kc += kcb) {
       const int64_t kb = min64(kcb, k - kc);
       const bool first = kc == 0, last = kc + kb >= k;
-      // One K block and nothing to add to the sums: the pair kernels store
-      // their accumulators straight into C (no round trip through a tile
-      // buffer, which with a short K cost about as much as the FMAs:
-      // Winograd's products, 1x1 convs of few channels).
-      const bool direct = kStoresDirect<Epi> && first && last;
+      // The pair kernels store their accumulators straight into C, adding
+      // what earlier K blocks left there: no round trip through a tile
+      // buffer, which with a short K cost about as much as the FMAs
+      // (Winograd's products, 1x1 convs of few channels); with K in blocks,
+      // the last block only where the kernels apply the epilogue (Zen 5,
+      // against the tile buffer for every block: 256 x 196 x 2304 0.97 of
+      // the time, 64 x 3136 x 576 and 1024^3 0.99, bit for bit the same).
+      const bool direct = kHasPairKernel && (!last || kStoresDirect<Epi>);
       const Panels bp = b.block(jc, nb, kc, kb, b_scratch);
       for (int64_t ic = 0; ic < m; ic += MC) {
         const int64_t mb = min64(MC, m - ic);
@@ -443,17 +491,17 @@ void gemm(int64_t m, int64_t n, int64_t k, const ASrc &a, const BSrc &b,
           }
           alignas(64) float tile1[MR * NR];
           const int64_t row0 = ic + ir, col0 = jc + jr;
-          if (direct) {
-            float *to = c + row0 * ldc + col0;
-            micro_kernel_pair(kb, ap.base + (ir / MR) * ap.stride,
-                              bp.base + (jr / NR) * bp.stride, bp.stride, to, to + NR,
-                              bp.row_stride,
-                              direct_store(ldc, row_bias ? row_bias + row0 : nullptr, epi));
-            return;
-          }
-          if (!first)
+          if (!first) // the partial sums to add: fetch them during the FMAs
             for (int64_t r = 0; r < MR; ++r)
               __builtin_prefetch(c + (row0 + r) * ldc + col0);
+          if (direct) {
+            float *to = c + row0 * ldc + col0;
+            micro_kernel_pair(
+                kb, ap.base + (ir / MR) * ap.stride, bp.base + (jr / NR) * bp.stride, bp.stride,
+                to, to + NR, bp.row_stride,
+                direct_store(ldc, row_bias ? row_bias + row0 : nullptr, epi, first, last));
+            return;
+          }
           micro_kernel_pair(kb, ap.base + (ir / MR) * ap.stride, bp.base + (jr / NR) * bp.stride,
                             bp.stride, tile, tile1, bp.row_stride);
           const float *bias0 = row_bias ? row_bias + row0 : nullptr;
@@ -476,10 +524,15 @@ void gemm(int64_t m, int64_t n, int64_t k, const ASrc &a, const BSrc &b,
                                   : nullptr;
           for (int64_t half = 0; half < 2; ++half) {
             const int64_t row0 = ic + ir + half * kTallRows, col0 = jc + jr;
+            if (!first)
+              for (int64_t r = 0; r < kTallRows; ++r) {
+                __builtin_prefetch(c + (row0 + r) * ldc + col0);
+                __builtin_prefetch(c + (row0 + r) * ldc + col0 + NR);
+              }
             if (direct) {
               float *to = c + row0 * ldc + col0;
-              const TileStore st =
-                  direct_store(ldc, row_bias ? row_bias + row0 : nullptr, epi);
+              const TileStore st = direct_store(ldc, row_bias ? row_bias + row0 : nullptr, epi,
+                                                first, last);
               if (half == 0)
                 micro_kernel_tall_pair<0>(kb, a0, a0 + ap.stride, b0, bp.stride, to, to + NR,
                                           bp.row_stride, next, ap.stride, st);
@@ -489,11 +542,6 @@ void gemm(int64_t m, int64_t n, int64_t k, const ASrc &a, const BSrc &b,
                                                        bp.row_stride, nullptr, 0, st);
               continue;
             }
-            if (!first)
-              for (int64_t r = 0; r < kTallRows; ++r) {
-                __builtin_prefetch(c + (row0 + r) * ldc + col0);
-                __builtin_prefetch(c + (row0 + r) * ldc + col0 + NR);
-              }
             if (half == 0)
               micro_kernel_tall_pair<0>(kb, a0, a0 + ap.stride, b0, bp.stride, tile0, tile1,
                                         bp.row_stride, next, ap.stride);

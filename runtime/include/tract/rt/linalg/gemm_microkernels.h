@@ -48,12 +48,14 @@ constexpr int64_t NR = 16;
 constexpr int64_t kStreamAhead = 2048;
 
 // How a pair kernel stores its accumulators: rows `ldt` floats apart (NR: a
-// tile buffer; C's row stride: straight into C), each plus bias[row] (or
-// not: null), then clipped to [lo, hi] (ClipEpilogue's max then min, bit for
-// bit) when `clip`. The sums are those of the tile buffer's path.
+// tile buffer; C's row stride: straight into C), each plus what is there
+// when `accumulate` (the partial sums of earlier K blocks), plus bias[row]
+// (or not: null), then clipped to [lo, hi] (ClipEpilogue's max then min,
+// bit for bit) when `clip`. The sums are those of the tile buffer's path.
 struct TileStore {
   int64_t ldt = NR;
   const float *bias = nullptr;
+  bool accumulate = false;
   bool clip = false;
   float lo = 0.0f, hi = 0.0f;
 };
@@ -71,6 +73,10 @@ constexpr const char *kMicroKernelIsa = "avx512";
 // Row i of a pair kernel's accumulators, through `st`, to `to0` / `to1`.
 inline void store_tile_row(const TileStore &st, int i, __m512 v0, __m512 v1, float *to0,
                            float *to1) {
+  if (st.accumulate) {
+    v0 = _mm512_add_ps(v0, _mm512_loadu_ps(to0 + i * st.ldt));
+    v1 = _mm512_add_ps(v1, _mm512_loadu_ps(to1 + i * st.ldt));
+  }
   if (st.bias) {
     const __m512 b = _mm512_set1_ps(st.bias[i]);
     v0 = _mm512_add_ps(v0, b);

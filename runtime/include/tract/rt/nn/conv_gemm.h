@@ -359,34 +359,6 @@ private:
   }
 };
 
-// Whether a pointwise conv reads its input (B: k rows of n pixels) in place
-// instead of packing it. In place saves the packing pass; packed panels are
-// contiguous, so a panel stays in L1 while every A panel sweeps it, where k
-// strided rows of B span twice the cache lines. With the AVX-512 pair
-// kernel (two panels' 32 columns per row of B) in place wins everywhere;
-// elsewhere when few row panels (output channels) share each B panel or B
-// is 64 pixels or wider (on a 7x7 map, 49 columns, packing wins on AVX2).
-// Measured on Zen 4 with the GEMM driver, the weights in L3 (m x k x n, in
-// place vs packed, us), AVX-512: 96x16x12544 430 vs 449, 144x24x3136 219 vs
-// 228, 576x96x196 198 vs 202, 320x960x49 294 vs 314, 320x1152x49 350 vs 380,
-// 1280x320x49 385 vs 389; AVX2: 96x576x196 248 vs 265, 320x960x49 443 vs
-// 362, 1280x320x49 581 vs 438.
-constexpr bool pointwise_in_place(int64_t m, int64_t n, int64_t /*k*/,
-                                  bool pair_kernel = kHasPairKernel) {
-  // A few row panels over a wide map whose input comes from L3 pack after
-  // all: the packing pass reads each row 256 columns at a time, where the
-  // panel loop reads 64 bytes from each of k rows per panel (EfficientNet's
-  // 16x32x12544 projection in the model: 256 -> 209 us packed).
-  if (m <= 4 * MR && n >= 4096)
-    return false;
-  // Fewer pixels than a panel: every tile is the narrow kernel's, which
-  // reads just its columns of B where they lie (packing would only pad them
-  // with zeros).
-  if (n < NR)
-    return true;
-  return pair_kernel || m <= 8 * MR || n >= 4 * NR;
-}
-
 // Where conv_gemm's B panels come from; fixed per conv at compile time.
 enum class ConvB {
   Im2col,  // gathered per block into scratch (Im2colB)
@@ -400,8 +372,7 @@ constexpr ConvB conv_b_source(const ConvParams &p, bool pair_kernel = kHasPairKe
     return ConvB::Im2col;
   const detail::Conv4 q = detail::conv4(p);
   const int64_t groups = p.groups > 0 ? p.groups : 1;
-  return pointwise_in_place(p.out_channels / groups, q.out_plane, p.in_channels / groups,
-                            pair_kernel)
+  return reads_b_in_place(p.out_channels / groups, q.out_plane, q.in_ps, pair_kernel)
              ? ConvB::InPlace
              : ConvB::Packed;
 }
