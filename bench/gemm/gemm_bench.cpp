@@ -3,12 +3,14 @@
 // or PackedA) and the activation operand packed per block, as in generated
 // code; on the conv shapes (weights left), the activations are read in place
 // or packed as gm::reads_b_in_place picks for a pointwise conv of that
-// shape, and the line also gives the other way's GFLOP/s. Prints the micro-kernel alone with its operands in L1 (the ceiling of
-// the driver's tiles), then one line per shape: median time of --runs runs
-// (after a warm-up) and GFLOP/s. The "streamed" shapes are layers on small
-// maps whose weights come from DRAM, as in a model: each run goes through
-// copies of the packed weights, 256 MB in all, and their line adds the
-// weights' GB/s.
+// shape, and the line also gives the other way's GFLOP/s. Prints the
+// micro-kernel alone with its operands in L1 (the ceiling of the driver's
+// tiles), then one line per shape: median time of --runs runs (after a
+// warm-up), GFLOP/s, and that as a fraction of the FMA peak measured right
+// before and right after the shape (their mean, printed). The "streamed"
+// shapes are layers on small maps whose weights come from DRAM, as in a
+// model: each run goes through copies of the packed weights, 256 MB in all,
+// and their line adds the weights' GB/s.
 // Build: see bench/README.md (bench/run-gemm.sh).
 // As generated code does: the runtime at -O3 under GCC whatever the flags.
 #include "tract/rt/optimize_push.h"
@@ -116,10 +118,13 @@ int main(int argc, char **argv) {
   bench::print_cpu();
   const bench::FmaPeak peak = bench::measure_fma_peak();
   bench::print_fma_peak(peak);
+  const double before = peak.best() > 0 ? bench::measure_peak_now() : 0;
   const double alone = micro_kernel_in_l1(runs);
   std::printf("micro-kernel: %s; alone, operands in L1: %.1f GFLOP/s", gm::kMicroKernelIsa, alone);
-  if (peak.best() > 0)
-    std::printf(" %5.1f%% of peak", 100 * alone / peak.best());
+  if (before > 0) {
+    const double local_peak = (before + bench::measure_peak_now()) / 2;
+    std::printf(" %5.1f%% of peak (%.0f)", 100 * alone / local_peak, local_peak);
+  }
   std::printf("\n");
   for (const Shape &s : shapes) {
     if (only && !std::strstr(s.what, only))
@@ -168,7 +173,10 @@ int main(int argc, char **argv) {
       }
       return median(times);
     };
+    const double peak_before = peak.best() > 0 ? bench::measure_peak_now() : 0;
     const double t = time_runs();
+    const double local_peak =
+        peak.best() > 0 ? (peak_before + bench::measure_peak_now()) / 2 : 0;
     const double gflops = 2.0 * double(s.m * s.n * s.k) / t * 1e-9;
     double other_gflops = 0;
     if (picks) {
@@ -178,8 +186,8 @@ int main(int argc, char **argv) {
     }
     std::printf("%-22s M=%-5lld N=%-5lld K=%-5lld %9.3f ms %7.1f GFLOP/s", s.what, (long long)s.m,
                 (long long)s.n, (long long)s.k, t * 1e3, gflops);
-    if (peak.best() > 0)
-      std::printf(" %5.1f%% of peak", 100 * gflops / peak.best());
+    if (local_peak > 0)
+      std::printf(" %5.1f%% of peak (%.0f)", 100 * gflops / local_peak, local_peak);
     if (s.streamed)
       std::printf(" %5.1f GB/s of weights", double(packed_floats * 4) / t * 1e-9);
     if (picks)

@@ -29,10 +29,10 @@ namespace detail {
 // GFLOP/s of `iterations` rounds of 16 FMAs on vectors of `lanes` floats,
 // best of five (the first warms the clock up).
 template <class Round>
-double best_gflops(Round round, int lanes) {
+double best_gflops(Round round, int lanes, int trials = 5) {
   const long iterations = 4000000;
   double best = 0;
-  for (int trial = 0; trial < 5; ++trial) {
+  for (int trial = 0; trial < trials; ++trial) {
     auto t0 = std::chrono::steady_clock::now();
     float sink = round(iterations);
     double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -72,25 +72,38 @@ inline float neon_first(float32x4_t v) { return vgetq_lane_f32(v, 0); }
 
 } // namespace detail
 
-inline FmaPeak measure_fma_peak() {
+// Each width this build has, best of `trials`; with `widest_only`, only
+// the widest (FmaPeak::best()).
+inline FmaPeak measure_fma_peak(int trials = 5, bool widest_only = false) {
   FmaPeak p;
 #if defined(__AVX512F__)
   p.zmm = detail::best_gflops(TRACT_BENCH_FMA_ROUND(__m512, _mm512_set1_ps, _mm512_fmadd_ps,
                                                     _mm512_add_ps, _mm512_cvtss_f32),
-                              16);
+                              16, trials);
+  if (widest_only)
+    return p;
 #endif
 #if defined(__FMA__) && defined(__AVX__)
   p.ymm = detail::best_gflops(TRACT_BENCH_FMA_ROUND(__m256, _mm256_set1_ps, _mm256_fmadd_ps,
                                                     _mm256_add_ps, _mm256_cvtss_f32),
-                              8);
+                              8, trials);
+  if (widest_only)
+    return p;
 #endif
 #if defined(__ARM_NEON) && (defined(__aarch64__) || defined(__ARM_FEATURE_FMA))
   p.xmm = detail::best_gflops(TRACT_BENCH_FMA_ROUND(float32x4_t, vdupq_n_f32, detail::neon_fma,
                                                     vaddq_f32, detail::neon_first),
-                              4);
+                              4, trials);
 #endif
   return p;
 }
+
+// The widest width's peak again, in a few hundredths of a second: measured
+// right before and after a timed figure, so that the figure is a fraction
+// of the speed the core had while it ran. (On a VM whose speed drifts by
+// up to 30% between spells, a peak measured once at the start put the same
+// GEMM at 75% or 91% depending on the spell the shape fell in.)
+inline double measure_peak_now() { return measure_fma_peak(3, true).best(); }
 
 // The CPU's model name and its SIMD flags, from /proc/cpuinfo (Linux), on
 // one line: which kind of machine a figure comes from.

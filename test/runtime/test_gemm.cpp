@@ -76,7 +76,10 @@ const Dims kDims[] = {{1, 1, 1},    {8, 16, 1},    {7, 15, 3},   {9, 17, 33},
                       // Four row panels at once (micro_kernel_narrow_quad,
                       // up to 12 columns; 13 stays on the pair): a row
                       // block of 96 then one of 104, 1 and 4 columns.
-                      {200, 13, 70}, {200, 12, 90}, {104, 1, 40}, {96, 4, 520}};
+                      {200, 13, 70}, {200, 12, 90}, {104, 1, 40}, {96, 4, 520},
+                      // K over 2 x KC: A packed per block against a packed
+                      // B takes K in blocks of up to 1024.
+                      {100, 300, 2100}};
 
 TEST(Gemm, PackedAndStridedOperandsMatchNaive) {
   for (const Dims &d : kDims) {
@@ -99,6 +102,19 @@ TEST(Gemm, PackedAndStridedOperandsMatchNaive) {
     gm::gemm(d.m, d.n, d.k, gm::StridedA{a.data(), d.k, 1}, gm::StridedB{b.data(), d.n, 1},
              c.data(), d.n, 0, bias.data(), gm::NoEpilogue{}, scratch.data());
     expect_close(c, want, d.k, "strided x strided");
+
+    // A packed per block against weights packed whole (a Linear layer): K
+    // in blocks of up to 2 x KC, B swept half as many columns at a time.
+    // (Its own scratch, exactly as large as scratch_floats says, then a
+    // guard.)
+    const size_t a_floats = size_t(gm::scratch_floats(d.m, d.n, d.k, true, false));
+    std::vector<float> a_scratch(a_floats + 64, -7.0f);
+    std::fill(c.begin(), c.end(), -7.0f);
+    gm::gemm(d.m, d.n, d.k, gm::StridedA{a.data(), d.k, 1}, gm::PackedB{pb.data(), d.k},
+             c.data(), d.n, 0, bias.data(), gm::NoEpilogue{}, a_scratch.data());
+    expect_close(c, want, d.k, "strided x packed");
+    for (size_t i = a_floats; i < a_scratch.size(); ++i)
+      ASSERT_EQ(a_scratch[i], -7.0f) << "scratch overrun at " << i;
 
     // One row read in place (RowA, unblocked K), plain and from a strided
     // view (every other float), against packed B: no scratch.
