@@ -293,9 +293,10 @@ struct InPlaceB {
 // 256x196x2304 0.92, 1000x169x512 0.94.
 constexpr bool reads_b_in_place(int64_t m, int64_t n, int64_t ldb,
                                 bool pair_kernel = kHasPairKernel) {
-  // Rows a multiple of 4 KB apart all fall in one L1 set (4 KB a way on
-  // the x86 and ARM cores we target), so a panel's k rows evict each other
-  // while every A panel sweeps them: pack (a 32x32 or 64x64 map's planes).
+  // Rows a multiple of 4 KB apart all fall in one L1 set (x86 cores' ways
+  // are 4 KB; two sets where a way is 8 KB, as on some ARM cores), so a
+  // panel's k rows evict each other while every A panel sweeps them: pack
+  // (a 32x32 or 64x64 map's planes).
   // Zen 5, m x n x k, in place / packed: AVX2 64x1024x64 1.65,
   // 128x4096x128 1.73, 64x3072x64 1.77; AVX-512 1.06-1.15. Rows 2 KB apart
   // (two sets) cost 0.91-1.10.
