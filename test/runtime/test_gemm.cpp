@@ -198,7 +198,7 @@ TEST(Gemm, NarrowPanelsSumTheSameWhicheverKernelTakesThem) {
 // The pair kernels store straight into C, adding the earlier K blocks'
 // sums (and, on the last block, the bias and a ClipEpilogue's clip): the
 // same results bit for bit as the tile buffer's path, which a plain
-// functor epilogue takes on the last block. K of one, two and three blocks;
+// functor epilogue takes on the last block. K in one to six blocks;
 // rows as tall pairs, pairs and single tiles; columns as pairs, a single
 // panel and a narrow tail; C rows wider than the matrix.
 TEST(Gemm, DirectStoresOverKBlocksMatchTheTilePath) {
