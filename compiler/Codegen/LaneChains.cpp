@@ -44,6 +44,7 @@
 #include "tract/rt/nn/conv_depthwise.h"
 #include "tract/rt/nn/conv_expand_depthwise.h"
 #include "tract/rt/nn/conv_lanes.h"
+#include "tract/rt/nn/squeeze_excite_lanes.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -129,6 +130,13 @@ std::optional<SqueezeExcite> squeezeExciteOf(Value y) {
   return se;
 }
 
+// A lane mean's scratch: its stripes' sums where it splits its plane by
+// pixels (squeeze_excite_lanes.h).
+int64_t meanFromLanesScratch(ReduceMeanOp mean) {
+  ArrayRef<int64_t> x = typeOf(mean->getOperand(0)).getShape();
+  return ::tract::rt::mean_from_lanes_scratch_floats(x[0], x[1], x[2] * x[3]);
+}
+
 // The expand -> depthwise pairs of lane chains where fusing pays.
 void fuseExpands(Block &body) {
   SmallVector<Operation *> tops;
@@ -183,7 +191,7 @@ void chooseLaneMeans(Block &body) {
       setAlgorithm(producer, "pointwise_to_lanes", 0);
     else
       continue;
-    setAlgorithm(mean, "mean_from_lanes", 0);
+    setAlgorithm(mean, "mean_from_lanes", meanFromLanesScratch(mean));
   }
 }
 
@@ -230,7 +238,7 @@ void chooseLaneChains(Block &body) {
         out = true;
       }
     } else if (auto se = squeezeExciteOf(y); se && epilogueReadsNothing(&top)) {
-      setAlgorithm(se->mean, "mean_from_lanes", 0);
+      setAlgorithm(se->mean, "mean_from_lanes", meanFromLanesScratch(se->mean));
       setAlgorithm(se->scale, "scale_lanes", 0);
       setAlgorithm(se->project, "pointwise_from_lanes", ::tract::rt::from_lanes_scratch_floats());
       out = true;

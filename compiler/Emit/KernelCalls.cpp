@@ -750,9 +750,13 @@ LogicalResult mlir::tract::buildKernelCall(Operation *op, KernelCall &call) {
     ArrayRef<int64_t> x = typeOf(op->getOperand(xi)).getShape();
     std::string dims = fmt::format("{}, {}, {}", x[0], x[1], x[2] * x[3]);
     call.flops = x[0] * x[1] * x[2] * x[3];
+    // (A mean that splits its plane by pixels has scratch: LaneChains.cpp.)
+    auto scratch = op->getAttrOfType<IntegerAttr>(kScratchBytesAttr);
+    const char *meanScratch = scratch && scratch.getInt() > 0 ? "scratch" : "nullptr";
     b.line(isa<MulOp>(op) ? fmt::format("tract::rt::scale_lanes(in{}, in{}, out0, {}, par);", xi,
                                         1 - xi, dims)
-                          : fmt::format("tract::rt::mean_from_lanes(in0, out0, {}, par);", dims));
+                          : fmt::format("tract::rt::mean_from_lanes(in0, out0, {}, {}, par);",
+                                        dims, meanScratch));
     return success();
   }
   if (const char *f = binaryFunctor(op)) {
