@@ -30,6 +30,7 @@
 #include "tract/rt/nn/lane_transpose.h"
 #include "tract/rt/parallel.h"
 #include "tract/rt/simd16.h"
+#include "tract/rt/warm_lines.h"
 
 #include <cstring>
 #include <type_traits>
@@ -792,39 +793,10 @@ void conv_to_lanes(const float *x, const float *w, const float *bias, float *y,
 
 namespace detail {
 
-// Input bytes up to which conv_pointwise_from_lanes reads a unit's input
-// ahead of its tiles (warm_lane_pixels): well within L2 on the CPUs tuned
-// for (512 KB and more), so the tiles find it there.
-constexpr int64_t kWarmLaneBytes = 256 * 1024;
-
-// Loads pixels [i0, i1) of every 16-channel block of x (lane layout, planes
-// of `plane` pixels) in address order, four sums side by side, and keeps
-// nothing. The tiles after it read the same floats eight pixels at a time,
-// one block after another (a stride of the plane): where the other core
-// wrote them, each block's lines came at the latency of a transfer between
-// the cores, where this pass streams them (below).
-inline void warm_lane_pixels(const float *x, int64_t plane, int64_t cblocks, int64_t i0,
-                             int64_t i1) {
-  constexpr int64_t L = lanes::kLanes;
-  F16 sum[4] = {F16::splat(0.0f), F16::splat(0.0f), F16::splat(0.0f), F16::splat(0.0f)};
-  const int64_t n = i1 - i0, whole = n / 4 * 4;
-  for (int64_t cb = 0; cb < cblocks; ++cb) {
-    const float *p = x + (cb * plane + i0) * L;
-    for (int64_t i = 0; i < whole; i += 4)
-#pragma GCC unroll 4
-      for (int64_t s = 0; s < 4; ++s)
-        sum[s] += F16::load(p + (i + s) * L);
-    for (int64_t i = whole; i < n; ++i)
-      sum[0] += F16::load(p + i * L);
-  }
-  sum[0] += sum[1];
-  sum[2] += sum[3];
-  sum[0] += sum[2];
-  float kept[L];
-  sum[0].store(kept);
-  volatile float keep = kept[0]; // (so the loads stay)
-  (void)keep;
-}
+// Input bytes up to which a split conv_pointwise_from_lanes reads a unit's
+// input ahead of its tiles (warm_lines.h): within L2 on the CPUs tuned for
+// (1 MB and more), so the tiles find it there.
+constexpr int64_t kWarmLaneBytes = 384 * 1024;
 
 } // namespace detail
 
@@ -861,7 +833,7 @@ void conv_pointwise_from_lanes(const float *x, const float *w, const float *bias
       const detail::LanesUnit e = detail::lanes_unit(split, u, plane, oblocks);
       const float *xb = x + e.b * cin * plane;
       if (split.tasks > 1 && (e.i1 - e.i0) * cin * 4 <= detail::kWarmLaneBytes)
-        detail::warm_lane_pixels(xb, plane, cblocks, e.i0, e.i1);
+        warm_lines(xb + e.i0 * L, cblocks, plane * L, (e.i1 - e.i0) * L);
       // Block ob's 16 output rows, or its bias, into `to` (zeros past the
       // output channels; those rows null).
       auto block_rows = [&](int64_t ob, float **to) {

@@ -24,6 +24,7 @@
 #include "tract/rt/linalg/gemm.h"
 #include "tract/rt/nn/lane_transpose.h"
 #include "tract/rt/nn/conv_ref.h"
+#include "tract/rt/warm_lines.h"
 
 #include <cstring>
 
@@ -448,6 +449,29 @@ void winograd_block(const float *x, const float *u, const float *bias, float *y,
 // task's epilogue on its own rows, when there are enough of them; else each
 // block's phases are split (few tiles: a small deep layer), then the
 // epilogue over output planes.
+namespace detail {
+
+// Loads the input rows of tile rows [g0, g1) (over all images, as
+// tile_origin numbers them), every input channel, in address order
+// (warm_lines.h): the input transform reads them a few floats of a row at a
+// time, channel after channel.
+template <int M>
+void warm_tile_rows(const float *x, const ConvParams &p, int64_t g0, int64_t g1) {
+  constexpr int A = Transforms<M>::A;
+  const rt::detail::Conv4 q = rt::detail::conv4(p);
+  const int64_t th = (p.out_size[0] + M - 1) / M, ih_n = p.in_size[0], iw_n = p.in_size[1];
+  for (int64_t g = g0; g < g1;) {
+    const int64_t n = g / th, end = gemm::min64(g1, (n + 1) * th);
+    const int64_t r0 = gemm::max64(0, (g - n * th) * M - p.pad_begin[0]);
+    const int64_t r1 = gemm::min64(ih_n, (end - 1 - n * th) * M - p.pad_begin[0] + A);
+    warm_lines(x + n * p.in_channels * q.in_ps + r0 * iw_n, p.in_channels, q.in_ps,
+               (r1 - r0) * iw_n);
+    g = end;
+  }
+}
+
+} // namespace detail
+
 template <int M, class Epi>
 void conv_winograd(const float *x, const float *u, const float *bias, float *y,
                    const ConvParams &p, const Epi &epi, float *scratch,
@@ -476,9 +500,12 @@ void conv_winograd(const float *x, const float *u, const float *bias, float *y,
     run_tasks(par, threads, [&](int64_t task) {
       float *own = par.scratch_of(task, scratch);
       const int64_t g0 = tile_rows * task / threads, g1 = tile_rows * (task + 1) / threads;
-      for (int64_t t = g0 * tw; t < g1 * tw; t += nt)
-        detail::winograd_block<M>(x, u, bias, y, p, t, gemm::min64(nt, g1 * tw - t), own, par,
-                                  1, clip);
+      for (int64_t t = g0 * tw; t < g1 * tw; t += nt) {
+        const int64_t n_t = gemm::min64(nt, g1 * tw - t);
+        if (threads > 1) // (the block's input rows, which the other core may have written)
+          detail::warm_tile_rows<M>(x, p, t / tw, (t + n_t - 1) / tw + 1);
+        detail::winograd_block<M>(x, u, bias, y, p, t, n_t, own, par, 1, clip);
+      }
       if constexpr (kClipsInTiles<Epi>)
         return;
       for (int64_t g = g0; g < g1;) {
