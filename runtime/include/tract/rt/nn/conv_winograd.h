@@ -441,16 +441,6 @@ void winograd_block(const float *x, const float *u, const float *bias, float *y,
   });
 }
 
-} // namespace detail
-
-// y = conv(x, w) + bias, then epi (a ClipEpilogue in the tiles, before
-// their scatter); `u` from transform_weights<M>. With
-// threads: whole rows of tiles split over the tasks (scratch_of each), each
-// task's epilogue on its own rows, when there are enough of them; else each
-// block's phases are split (few tiles: a small deep layer), then the
-// epilogue over output planes.
-namespace detail {
-
 // Loads the input rows of tile rows [g0, g1) (over all images, as
 // tile_origin numbers them), every input channel, in address order
 // (warm_lines.h): the input transform reads them a few floats of a row at a
@@ -472,6 +462,12 @@ void warm_tile_rows(const float *x, const ConvParams &p, int64_t g0, int64_t g1)
 
 } // namespace detail
 
+// y = conv(x, w) + bias, then epi (a ClipEpilogue in the tiles, before
+// their scatter); `u` from transform_weights<M>. With
+// threads: whole rows of tiles split over the tasks (scratch_of each), each
+// task's epilogue on its own rows, when there are enough of them; else each
+// block's phases are split (few tiles: a small deep layer), then the
+// epilogue over output planes.
 template <int M, class Epi>
 void conv_winograd(const float *x, const float *u, const float *bias, float *y,
                    const ConvParams &p, const Epi &epi, float *scratch,
