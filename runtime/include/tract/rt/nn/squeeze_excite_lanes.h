@@ -12,6 +12,7 @@
 #pragma once
 
 #include "tract/rt/common.h"
+#include "tract/rt/nn/conv_lanes.h"
 #include "tract/rt/nn/lane_transpose.h"
 #include "tract/rt/parallel.h"
 
@@ -28,13 +29,6 @@ inline int64_t lane_block_tasks(const Parallel &par, int64_t floats, int64_t uni
   if (!par.parallel_for || floats < kMinParallelWork)
     return 1;
   return par.threads < units ? par.threads : units;
-}
-
-// Pixel k of n stripes over `plane` (a multiple of 16, the last stripe ending
-// at the plane's end): where conv_pointwise_from_lanes starts stripe k when
-// it splits a map by pixels, and conv_expand_depthwise's row bands nearly.
-constexpr int64_t lane_stripe_start(int64_t k, int64_t n, int64_t plane) {
-  return k >= n ? plane : plane * k / n / 16 * 16;
 }
 
 // Pixels per task below which these passes split by channel blocks.
@@ -93,7 +87,7 @@ inline void mean_from_lanes(const float *x, float *y, int64_t batch, int64_t cha
   auto fold = [&](float *to, auto &&at) {
     bool first = true;
     for (int64_t k = 0; k < S; ++k) {
-      if (detail::lane_stripe_start(k, S, plane) == detail::lane_stripe_start(k + 1, S, plane))
+      if (detail::lanes_stripe_start(k, S, plane) == detail::lanes_stripe_start(k + 1, S, plane))
         continue; // (an empty stripe of a small plane)
       const float *part = at(k);
       for (int64_t l = 0; l < L; ++l)
@@ -115,8 +109,8 @@ inline void mean_from_lanes(const float *x, float *y, int64_t batch, int64_t cha
       float *own = par.scratch_of(t, scratch);
       const int64_t k0 = S * t / tasks, k1 = S * (t + 1) / tasks;
       for (int64_t k = k0; k < k1; ++k) {
-        const int64_t i0 = detail::lane_stripe_start(k, S, plane);
-        const int64_t i1 = detail::lane_stripe_start(k + 1, S, plane);
+        const int64_t i0 = detail::lanes_stripe_start(k, S, plane);
+        const int64_t i1 = detail::lanes_stripe_start(k + 1, S, plane);
         for (int64_t blk = 0; blk < blocks; ++blk)
           detail::sum_lane_pixels(x + blk * plane * L, i0, i1, own + ((k - k0) * blocks + blk) * L);
       }
@@ -135,8 +129,8 @@ inline void mean_from_lanes(const float *x, float *y, int64_t batch, int64_t cha
     for (int64_t blk = blocks * t / tasks; blk < blocks * (t + 1) / tasks; ++blk) {
       float sums[S][L];
       for (int64_t k = 0; k < S; ++k)
-        detail::sum_lane_pixels(x + blk * plane * L, detail::lane_stripe_start(k, S, plane),
-                                detail::lane_stripe_start(k + 1, S, plane), sums[k]);
+        detail::sum_lane_pixels(x + blk * plane * L, detail::lanes_stripe_start(k, S, plane),
+                                detail::lanes_stripe_start(k + 1, S, plane), sums[k]);
       fold(y + blk * L, [&](int64_t k) { return sums[k]; });
     }
   });
@@ -150,12 +144,13 @@ inline void mean_from_lanes(const float *x, float *y, int64_t batch, int64_t cha
 
 // y = x * s[b * C + c] for every pixel of channel c of image b, x and y in
 // lane layout (C % 16 == 0); y may be x. Pixels are split over par.threads
-// tasks in stripes (lane_stripe_start), as the projection after it
+// tasks in stripes (lanes_stripe_start: conv_lanes.h), as the projection after it
 // (conv_pointwise_from_lanes) splits them: each task writes the pixels its
 // core's projection reads and reads the rows its core's depthwise conv
 // wrote. Split by channel blocks, each projection task read half of its
 // input from the other core's cache (EfficientNet-B0's projections at two
-// threads 1.77 -> 1.37 ms, this and the mean split alike). Planes with too
+// threads 1.77 -> 1.37 ms in bench/kernel_times.py, this and the mean split
+// alike). Planes with too
 // few pixels per task are split by channel blocks.
 inline void scale_lanes(const float *x, const float *s, float *y, int64_t batch,
                         int64_t channels, int64_t plane, const Parallel &par = Parallel{}) {
@@ -189,8 +184,8 @@ inline void scale_lanes(const float *x, const float *s, float *y, int64_t batch,
   run_tasks(par, tasks, [&](int64_t t) {
     if (by_pixels) {
       for (int64_t blk = 0; blk < blocks; ++blk)
-        scale(blk, detail::lane_stripe_start(t, tasks, plane),
-              detail::lane_stripe_start(t + 1, tasks, plane));
+        scale(blk, detail::lanes_stripe_start(t, tasks, plane),
+              detail::lanes_stripe_start(t + 1, tasks, plane));
       return;
     }
     for (int64_t blk = blocks * t / tasks; blk < blocks * (t + 1) / tasks; ++blk)
