@@ -114,6 +114,9 @@ int main(int argc, char **argv) {
       {"conv1x1 512->1000 13x13", 1000, 169, 512, true},
       {"streamed conv3x3 512ch 2x2", 512, 4, 4608, true, true},
       {"streamed conv1x1 512->1000 3x3", 1000, 9, 512, true, true, true},
+      {"streamed conv1x1 1024->2048 2x2", 2048, 4, 1024, true, true, true},
+      {"streamed conv1x1 512->1024 4x4", 1024, 16, 512, true, true, true},
+      {"streamed fc 2048->1000", 1, 1000, 2048, false, true},
   };
   bench::print_cpu();
   const bench::FmaPeak peak = bench::measure_fma_peak();

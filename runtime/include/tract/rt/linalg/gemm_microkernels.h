@@ -45,6 +45,12 @@ constexpr int64_t NR = 16;
 // them: 8 KB. On a Sapphire Rapids class Xeon, 2048 x 1024 weights against
 // 4 and 16 columns streamed from DRAM at 10-11 GB/s 1 KB ahead, 12.5-13.9
 // and 10.5-11.2 8 KB ahead (ResNeXt-50's 1x1 convs on its 2 x 2 map).
+// Kernels that stream several panels at once (the narrow pair and quad
+// kernels) divide it among them: 8 KB ahead in all, as one stream. Each of
+// the quad kernel's four panels 8 KB ahead put 32 KB of lines on their way
+// into a 48 KB L1, evicted before use: on the Zen 5 VM, 1024 -> 2048
+// channels on a 2 x 2 map from DRAM at 26-27 GB/s, 31-33 with 2 KB ahead
+// per panel (bench/run-gemm.sh --only streamed).
 constexpr int64_t kStreamAhead = 2048;
 
 // How a pair kernel stores its accumulators: rows `ldt` floats apart (NR: a
@@ -586,9 +592,9 @@ inline void micro_kernel_cols_pair(int64_t kb, const float *a0, const float *a1,
   for (; p + U <= kb; p += U, a0 += U * MR, a1 += U * MR, b += U * ldb) {
     TRACT_UNROLL(8)
     for (int u = 0; u < U; ++u) {
-      if (u % 2 == 0) { // both panels stream (see micro_kernel_cols)
-        __builtin_prefetch(a0 + u * MR + kStreamAhead);
-        __builtin_prefetch(a1 + u * MR + kStreamAhead);
+      if (u % 2 == 0) { // both panels stream, half of kStreamAhead ahead each
+        __builtin_prefetch(a0 + u * MR + kStreamAhead / 2);
+        __builtin_prefetch(a1 + u * MR + kStreamAhead / 2);
       }
       const v16 av = both(u * MR);
       TRACT_UNROLL(8)
@@ -663,11 +669,11 @@ inline void micro_kernel_cols_quad(int64_t kb, const float *a0, int64_t astride,
                       b += U * ldb) {
     TRACT_UNROLL(8)
     for (int u = 0; u < U; ++u) {
-      if (u % 2 == 0) { // the four panels stream (see micro_kernel_cols)
-        __builtin_prefetch(a0 + u * MR + kStreamAhead);
-        __builtin_prefetch(a1 + u * MR + kStreamAhead);
-        __builtin_prefetch(a2 + u * MR + kStreamAhead);
-        __builtin_prefetch(a3 + u * MR + kStreamAhead);
+      if (u % 2 == 0) { // the four panels stream, a quarter of kStreamAhead ahead each
+        __builtin_prefetch(a0 + u * MR + kStreamAhead / 4);
+        __builtin_prefetch(a1 + u * MR + kStreamAhead / 4);
+        __builtin_prefetch(a2 + u * MR + kStreamAhead / 4);
+        __builtin_prefetch(a3 + u * MR + kStreamAhead / 4);
       }
       const v16 lo = join_panels(a0 + u * MR, a1 + u * MR),
                 hi = join_panels(a2 + u * MR, a3 + u * MR);
