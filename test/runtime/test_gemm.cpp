@@ -386,13 +386,18 @@ TEST(ConvGemm, MatchesReferenceConv) {
       {2, 1, 48, 64, 1, {9, 9}, {5, 5}, {1, 1}, {1, 1}, {2, 2}},
       {2, 1, 4, 8, 1, {9, 9}, {5, 5}, {1, 1}, {1, 1}, {2, 2}},
       {2, 1, 3, 8, 1, {7, 5}, {7, 7}, {1, 1}, {1, 1}, {3, 3}},
-      // Short rows and 3-d kernels gather B through per-block masks
-      // (Im2colB::block_gather): a stride-2 conv onto 7x7 with K over KC,
-      // a map of 800 pixels in rows of 20 (four column blocks, the last
-      // partial), groups, 3-d with padding, strides and dilations.
+      // Small 2-d maps read B from a zero-padded copy of each channel's
+      // plane (Im2colB::block_padded; all of the above but the stem): a
+      // stride-2 conv onto 7x7 with K over KC, groups, dilation and two
+      // column blocks (400 pixels, the second starting mid-row), 8 groups
+      // of 8 channels on 4x4. Larger maps (800 pixels in rows of 20: four
+      // column blocks, the last partial) and 3-d kernels gather B through
+      // per-block masks (block_gather), with padding, strides and dilations.
       {2, 1, 64, 24, 1, {14, 14}, {3, 3}, {2, 2}, {1, 1}, {1, 1}},
-      {2, 1, 8, 16, 1, {40, 20}, {3, 3}, {1, 1}, {2, 2}, {2, 2}},
       {2, 2, 8, 12, 2, {10, 9}, {3, 3}, {2, 1}, {1, 1}, {1, 0}},
+      {2, 1, 8, 16, 1, {20, 20}, {3, 3}, {1, 1}, {2, 2}, {2, 2}},
+      {2, 1, 64, 64, 8, {4, 4}, {3, 3}, {1, 1}, {1, 1}, {1, 1}},
+      {2, 1, 8, 16, 1, {40, 20}, {3, 3}, {1, 1}, {2, 2}, {2, 2}},
       {3, 1, 4, 6, 1, {4, 6, 5}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}},
       {3, 2, 5, 7, 1, {7, 9, 6}, {3, 2, 3}, {2, 1, 2}, {2, 1, 1}, {2, 0, 1}},
       {3, 1, 2, 9, 1, {3, 40, 9}, {1, 3, 3}, {1, 1, 1}, {1, 1, 1}, {0, 1, 1}},
@@ -1462,7 +1467,7 @@ TEST(Parallel, KernelsSplitOverTasksMatchSerial) {
     // A 3x3 conv (im2col views start mid-image) and a depthwise conv.
     // (Big enough to be split: see kMinParallelWork.)
     const rt::ConvParams conv = params({2, 2, 16, 24, 1, {40, 38}, {3, 3}, {1, 1}, {1, 1}, {1, 1}});
-    // Rows 20 wide: B gathered through masks, column views mid-image.
+    // Rows 20 wide: B read from padded planes, column views mid-image.
     const rt::ConvParams conv_short =
         params({2, 2, 16, 24, 1, {30, 20}, {3, 3}, {1, 1}, {1, 1}, {1, 1}});
     // Depthwise convs split by output rows, blocks cut mid-image (40
