@@ -113,6 +113,7 @@ int main(int argc, char **argv) {
       {"conv3x3 256ch 14x14", 256, 196, 2304, true}, {"linear 128x256->1024", 128, 1024, 256, false},
       {"conv1x1 512->1000 13x13", 1000, 169, 512, true},
       {"streamed conv3x3 512ch 2x2", 512, 4, 4608, true, true},
+      {"conv1x1 512->1000 3x3", 1000, 9, 512, true, false, true},
       {"streamed conv1x1 512->1000 3x3", 1000, 9, 512, true, true, true},
       {"streamed conv1x1 1024->2048 2x2", 2048, 4, 1024, true, true, true},
       {"streamed conv1x1 512->1024 4x4", 1024, 16, 512, true, true, true},
