@@ -387,7 +387,8 @@ TEST(ConvGemm, MatchesReferenceConv) {
       {2, 1, 4, 8, 1, {9, 9}, {5, 5}, {1, 1}, {1, 1}, {2, 2}},
       {2, 1, 3, 8, 1, {7, 5}, {7, 7}, {1, 1}, {1, 1}, {3, 3}},
       // Small 2-d maps read B from a zero-padded copy of each channel's
-      // plane (Im2colB::block_padded; all of the above but the stem): a
+      // plane (Im2colB::block_padded; every im2col case above but the
+      // stem, whose 45 x 45 reach is past kPaddedPlaneFloats): a
       // stride-2 conv onto 7x7 with K over KC, groups, dilation and two
       // column blocks (400 pixels, the second starting mid-row), 8 groups
       // of 8 channels on 4x4. Larger maps (800 pixels in rows of 20: four

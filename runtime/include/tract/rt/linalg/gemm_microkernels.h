@@ -46,11 +46,11 @@ constexpr int64_t NR = 16;
 // 4 and 16 columns streamed from DRAM at 10-11 GB/s 1 KB ahead, 12.5-13.9
 // and 10.5-11.2 8 KB ahead (ResNeXt-50's 1x1 convs on its 2 x 2 map).
 // Kernels that stream several panels at once (the narrow pair and quad
-// kernels) divide it among them: 8 KB ahead in all, as one stream. Each of
-// the quad kernel's four panels 8 KB ahead put 32 KB of lines on their way
-// into a 48 KB L1, evicted before use: on the Zen 5 VM, 1024 -> 2048
-// channels on a 2 x 2 map from DRAM at 26-27 GB/s, 31-33 with 2 KB ahead
-// per panel (bench/run-gemm.sh --only streamed).
+// kernels) divide it among them: 8 KB ahead in all, as one stream. With
+// each of the quad kernel's four panels 8 KB ahead (32 KB of lines asked
+// for, of a 48 KB L1) the Zen 5 VM streamed 1024 -> 2048 channels on a
+// 2 x 2 map from DRAM at 26-27 GB/s; 2 KB ahead per panel, 31-33
+// (bench/run-gemm.sh --only streamed).
 constexpr int64_t kStreamAhead = 2048;
 
 // How a pair kernel stores its accumulators: rows `ldt` floats apart (NR: a
