@@ -238,9 +238,8 @@ private:
     const int64_t kvol = g.ker[2] * g.ker[3];
     const int64_t pstride = packed_panel_stride(kb), npanels = panels(nb, NR);
     // Slot s of a B row reads the tap's padded plane at offset[s] (tap 0's
-    // position of pixel j0 + s); slots past nb read a zero at the end.
-    alignas(64) float padded[kPaddedPlaneFloats + 1];
-    padded[pp.h * pp.w] = 0.0f;
+    // position of pixel j0 + s); slots past nb (-1) are zeros.
+    alignas(64) float padded[kPaddedPlaneFloats];
     int32_t offset[NC];
     for (int64_t s = 0, oh = j0 / ow_n, ow = j0 % ow_n; s < npanels * NR; ++s) {
       offset[s] = static_cast<int32_t>(s < nb ? oh * g.st[2] * pp.w + ow * g.st[3] : -1);
@@ -262,13 +261,12 @@ private:
           }
         }
       }
-      const int64_t tap = kh * g.dil[2] * pp.w + kw * g.dil[3];
-      const float *zero = padded + pp.h * pp.w;
+      const float *tap = padded + kh * g.dil[2] * pp.w + kw * g.dil[3];
       for (int64_t pnl = 0; pnl < npanels; ++pnl) {
         float *d = dst + pnl * pstride + p * NR;
         const int32_t *o = offset + pnl * NR;
         for (int64_t i = 0; i < NR; ++i)
-          d[i] = o[i] >= 0 ? padded[tap + o[i]] : *zero;
+          d[i] = o[i] >= 0 ? tap[o[i]] : 0.0f;
       }
       if (++kw == g.ker[3]) { // the next tap (c, kh, kw), row-major
         kw = 0;

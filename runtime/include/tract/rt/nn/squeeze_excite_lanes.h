@@ -150,8 +150,7 @@ inline void mean_from_lanes(const float *x, float *y, int64_t batch, int64_t cha
 // wrote. Split by channel blocks, each projection task read half of its
 // input from the other core's cache (EfficientNet-B0's projections at two
 // threads 1.77 -> 1.37 ms in bench/kernel_times.py, this and the mean split
-// alike). Planes with too
-// few pixels per task are split by channel blocks.
+// alike). Planes with too few pixels per task are split by channel blocks.
 inline void scale_lanes(const float *x, const float *s, float *y, int64_t batch,
                         int64_t channels, int64_t plane, const Parallel &par = Parallel{}) {
   constexpr int64_t L = lanes::kLanes;
